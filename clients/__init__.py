@@ -1,0 +1,1 @@
+"""Client side: the async client library, terminal client, bot and tournament runners, CLI."""

@@ -1,0 +1,343 @@
+"""The game-agnostic interface every game of the arena implements.
+
+Rooms, bots, tournaments and the protocol only ever talk to a game through
+:class:`Game`, so Collapsi and Collecto (and any later game) are hosted alike.
+Moves and positions cross this boundary as text in the game's own notation;
+each game keeps its fast internal representation (bit masks) to itself.
+
+Pure Python: no I/O, no asyncio, no third-party imports.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Self
+
+
+class EngineError(Exception):
+    """Base of every error the engine raises; ``code`` is stable for the wire."""
+
+    code: ClassVar[str] = "engine_error"
+
+
+class IllegalMove(EngineError):
+    """A move that the rules do not allow here; the message says why."""
+
+    code = "illegal_move"
+
+
+class GameOver(IllegalMove):
+    """A move was offered after the game ended."""
+
+    code = "game_over"
+
+
+class NotationError(EngineError):
+    """Text that does not parse as a move, deal or position of this game."""
+
+    code = "bad_notation"
+
+
+class SetupError(EngineError):
+    """An impossible setup: unknown rule set or variant, a deck that does not fit the board."""
+
+    code = "bad_setup"
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """How a game ended.
+
+    ``winner`` is a seat index, or ``None`` for a draw (or a lost solo puzzle).
+    ``order`` lists seats from first place to last; seats that tie share no
+    order, so a draw lists seats in seat order. ``reason`` is one of
+    ``no_moves`` (a player could not move), ``score`` (Collecto final count),
+    ``solved``/``failed`` (solo puzzles), or the room's outcomes
+    ``resign``, ``timeout``, ``abandon``, ``aborted``.
+    ``scores`` holds per-seat numbers where the game has them (Collecto points).
+    """
+
+    winner: int | None
+    order: tuple[int, ...]
+    reason: str
+    scores: tuple[int, ...] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "winner": self.winner,
+            "order": list(self.order),
+            "reason": self.reason,
+            "scores": None if self.scores is None else list(self.scores),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Result:
+        scores = data.get("scores")
+        return cls(
+            winner=data["winner"],
+            order=tuple(data["order"]),
+            reason=data["reason"],
+            scores=None if scores is None else tuple(scores),
+        )
+
+    @classmethod
+    def forfeit(
+        cls, loser: int, players: int, reason: str, alive: list[int] | None = None
+    ) -> Result:
+        """The result when ``loser`` resigns, times out or abandons.
+
+        With two players the other one wins. With more, the remaining players
+        in ``alive`` (default: everyone else) keep their seat order ahead of
+        the loser, and the first of them is named winner.
+        """
+        rest = [s for s in (alive if alive is not None else range(players)) if s != loser]
+        return cls(winner=rest[0] if rest else None, order=(*rest, loser), reason=reason)
+
+
+@dataclass(slots=True)
+class GameRecord:
+    """Everything needed to replay a game to its identical final state."""
+
+    game: str
+    rules: str
+    rules_version: str
+    variant: str
+    seed: int | None
+    setup: str  # the initial position in the game's notation (the deal)
+    players: list[str]
+    moves: list[str] = field(default_factory=list)
+    result: Result | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "rules": self.rules,
+            "rules_version": self.rules_version,
+            "variant": self.variant,
+            "seed": self.seed,
+            "setup": self.setup,
+            "players": list(self.players),
+            "moves": list(self.moves),
+            "result": None if self.result is None else self.result.to_dict(),
+            "options": dict(self.options),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
+        result = data.get("result")
+        return cls(
+            game=data["game"],
+            rules=data["rules"],
+            rules_version=data["rules_version"],
+            variant=data["variant"],
+            seed=data.get("seed"),
+            setup=data["setup"],
+            players=list(data["players"]),
+            moves=list(data.get("moves", [])),
+            result=None if result is None else Result.from_dict(result),
+            options=dict(data.get("options", {})),
+        )
+
+
+class Game(ABC):
+    """One game in progress. Subclasses register themselves with :func:`register`.
+
+    A game is created by :meth:`new` from (rules, variant, seed, options), or
+    from an explicit setup string by :meth:`from_setup`; both are pure
+    functions of their arguments, so every deal is reproducible.
+    """
+
+    #: registry name, e.g. ``"collapsi"``
+    name: ClassVar[str]
+    #: rule set names this game knows, the first is the default
+    rule_sets: ClassVar[tuple[str, ...]]
+    #: variant names this game knows, the first is the default
+    variants: ClassVar[tuple[str, ...]]
+
+    # -- construction -------------------------------------------------------
+    @classmethod
+    @abstractmethod
+    def new(
+        cls,
+        rules: str | None = None,
+        variant: str | None = None,
+        seed: int = 0,
+        players: int | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> Self:
+        """A fresh game dealt from ``seed``; raises :class:`SetupError`."""
+
+    @classmethod
+    @abstractmethod
+    def from_setup(
+        cls,
+        setup: str,
+        rules: str | None = None,
+        variant: str | None = None,
+        players: int | None = None,
+        options: dict[str, Any] | None = None,
+        seed: int | None = None,
+    ) -> Self:
+        """A fresh game from an explicit deal in the game's notation.
+
+        ``seed`` is only carried along (for records) when the deal came from one.
+        """
+
+    # -- state --------------------------------------------------------------
+    @property
+    @abstractmethod
+    def rules(self) -> str: ...
+
+    @property
+    @abstractmethod
+    def rules_version(self) -> str: ...
+
+    @property
+    @abstractmethod
+    def variant(self) -> str: ...
+
+    @property
+    @abstractmethod
+    def seed(self) -> int | None: ...
+
+    @property
+    @abstractmethod
+    def num_players(self) -> int: ...
+
+    @abstractmethod
+    def seat_names(self) -> list[str]:
+        """Display names of the seats in turn order, e.g. ``["red", "blue"]``."""
+
+    @abstractmethod
+    def to_move(self) -> int | None:
+        """Seat index of the player to move, ``None`` once the game is over."""
+
+    @abstractmethod
+    def legal_moves(self) -> list[str]:
+        """Every legal move of the side to move, in notation, in a stable order."""
+
+    @abstractmethod
+    def play(self, move: str) -> None:
+        """Apply ``move``; raises :class:`IllegalMove` (or :class:`NotationError`)."""
+
+    @abstractmethod
+    def result(self) -> Result | None:
+        """The result once the game is over, else ``None``."""
+
+    def is_over(self) -> bool:
+        return self.result() is not None
+
+    @property
+    @abstractmethod
+    def history(self) -> list[str]:
+        """Moves played so far, in notation."""
+
+    @abstractmethod
+    def setup(self) -> str:
+        """The initial position (the deal) in notation."""
+
+    @abstractmethod
+    def position(self) -> str:
+        """The current position in the game's compact notation."""
+
+    @abstractmethod
+    def render(self) -> str:
+        """A plain-text picture of the position for terminals and logs."""
+
+    @abstractmethod
+    def snapshot(self) -> dict[str, Any]:
+        """A JSON-able dict from which :meth:`restore` rebuilds the identical state."""
+
+    @classmethod
+    @abstractmethod
+    def restore(cls, data: dict[str, Any]) -> Self: ...
+
+    def view(self) -> dict[str, Any]:
+        """A structured, JSON-able description of the position for clients.
+
+        Games override this with richer data; the default is the snapshot.
+        """
+        return self.snapshot()
+
+    @abstractmethod
+    def copy(self) -> Self: ...
+
+    # -- records ------------------------------------------------------------
+    def record(self, players: list[str] | None = None, result: Result | None = None) -> GameRecord:
+        """The game's record; ``result`` overrides the board's own (resign, timeout)."""
+        return GameRecord(
+            game=self.name,
+            rules=self.rules,
+            rules_version=self.rules_version,
+            variant=self.variant,
+            seed=self.seed,
+            setup=self.setup(),
+            players=list(players) if players is not None else self.seat_names(),
+            moves=list(self.history),
+            result=result if result is not None else self.result(),
+            options=self.options(),
+        )
+
+    def options(self) -> dict[str, Any]:
+        """Extra construction options needed to rebuild this game (deck, size...)."""
+        return {}
+
+
+_REGISTRY: dict[str, type[Game]] = {}
+
+
+def register(cls: type[Game]) -> type[Game]:
+    """Class decorator: make a game available by its ``name``."""
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def _load_builtin_games() -> None:
+    # Imported lazily so ``engine.base`` has no import cycle with the games.
+    import engine.collapsi  # noqa: F401
+    import engine.collecto  # noqa: F401
+
+
+def game_names() -> list[str]:
+    _load_builtin_games()
+    return sorted(_REGISTRY)
+
+
+def game_class(name: str) -> type[Game]:
+    _load_builtin_games()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise SetupError(f"unknown game {name!r}; known: {', '.join(sorted(_REGISTRY))}") from None
+
+
+def new_game(
+    name: str,
+    rules: str | None = None,
+    variant: str | None = None,
+    seed: int = 0,
+    players: int | None = None,
+    options: dict[str, Any] | None = None,
+) -> Game:
+    """Create a game by registry name: the one entry point rooms and tournaments use."""
+    return game_class(name).new(
+        rules=rules, variant=variant, seed=seed, players=players, options=options
+    )
+
+
+def replay(record: GameRecord) -> Game:
+    """Rebuild a game from its record by replaying every move; raises on any illegal move."""
+    cls = game_class(record.game)
+    game = cls.from_setup(
+        record.setup,
+        rules=record.rules,
+        variant=record.variant,
+        players=len(record.players),
+        options=record.options or None,
+        seed=record.seed,
+    )
+    for move in record.moves:
+        game.play(move)
+    return game

@@ -1,0 +1,1 @@
+"""Collapsi by Mark S. Ball: rules engine (see ../shared/rules)."""

@@ -1,0 +1,1 @@
+"""Collecto: rules engine (see ../shared/rules, rulings 10-15)."""

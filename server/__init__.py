@@ -1,0 +1,1 @@
+"""The authoritative game server: rooms, lobby, matchmaking, spectators, ratings."""
