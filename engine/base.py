@@ -296,7 +296,7 @@ def register(cls: type[Game]) -> type[Game]:
 
 def _load_builtin_games() -> None:
     # Imported lazily so ``engine.base`` has no import cycle with the games.
-    import engine.collapsi  # noqa: F401
+    import engine.collapsi
     import engine.collecto  # noqa: F401
 
 
