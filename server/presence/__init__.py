@@ -1,0 +1,27 @@
+"""Presence: the shared state of the arena behind one async interface.
+
+:func:`open_presence` picks the implementation from a URL: ``memory://`` (the
+default, one node) or, once it exists, ``redis://...`` (many nodes).
+"""
+
+from __future__ import annotations
+
+from server.presence.base import Presence, PresenceError, SeqConflict, Subscription
+
+
+def open_presence(url: str | None = None, prefix: str = "arena:") -> Presence:
+    """A presence store for ``url`` (None or ``memory://``: in-process)."""
+    if url is None or url.startswith("memory:"):
+        from server.presence.memory import MemoryPresence
+
+        return MemoryPresence(prefix=prefix)
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        try:
+            from server.presence.redis import RedisPresence  # type: ignore[import-not-found]
+        except ImportError as exc:
+            raise PresenceError("this build has no Redis presence") from exc
+        return RedisPresence(url, prefix=prefix)
+    raise PresenceError(f"unknown presence URL {url!r}")
+
+
+__all__ = ["Presence", "PresenceError", "SeqConflict", "Subscription", "open_presence"]

@@ -1,0 +1,241 @@
+"""The presence interface: everything the server shares beyond one room's memory.
+
+Sessions, name claims, the lobby, the room registry with ownership leases, each
+room's event log, event fan-out, quick-match queues, ratings and game records.
+The default implementation keeps them in process memory
+(:mod:`server.presence.memory`); a Redis implementation lets several nodes
+share them. So that both behave alike, the interface promises only this:
+
+- every method is ``async`` and may fail with :class:`PresenceError` (a storage
+  outage), which the server answers with a typed error, never a hang;
+- values in and out are JSON-able (dicts of str/int/float/bool/None/lists), and
+  what comes out is a copy: mutating it changes nothing stored, and nothing may
+  rely on object identity;
+- times are TTLs in seconds (floats, millisecond resolution) measured by the
+  store, never absolute clocks of a node;
+- :meth:`Presence.append_event` has completed (durably, as far as the store
+  goes) before it returns, so a room tells nobody a move was accepted before
+  the move is in the log;
+- subscriptions are registered before ``subscribe_*`` returns, so no event
+  published afterwards is missed; a subscriber that falls too far behind may be
+  dropped (its iterator ends) and must catch up from the log by ``seq``.
+
+The contract is pinned by ``tests/test_presence_contract.py``, which every
+implementation must pass.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator
+from typing import Any
+
+JSON = dict[str, Any]
+
+
+class PresenceError(Exception):
+    """The store failed (unreachable, timed out); the server answers ``unavailable``."""
+
+    code = "unavailable"
+
+
+class SeqConflict(PresenceError):
+    """An append expected a different next ``seq``: another node appended (split brain)."""
+
+    code = "conflict"
+
+
+def secret_hash(secret: str) -> str:
+    """How name-claim secrets and resume tokens are stored: never in clear."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def name_key(name: str) -> str:
+    """Names are unique regardless of case: ``Alice`` and ``alice`` are one claim."""
+    return name.strip().casefold()
+
+
+class Subscription(ABC):
+    """An async iterator of published events (dicts); ``close()`` stops it.
+
+    Use as ``async with await presence.subscribe_lobby() as sub: async for ev in sub``.
+    The iterator ends when the subscription is closed or dropped for lagging.
+    """
+
+    def __aiter__(self) -> AsyncIterator[JSON]:
+        return self
+
+    @abstractmethod
+    async def __anext__(self) -> JSON: ...
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+    async def __aenter__(self) -> Subscription:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+class Presence(ABC):
+    """Shared state of the arena; see the module docstring for the contract."""
+
+    #: key prefix, so several deployments or test runs can share one store
+    prefix: str = ""
+
+    async def start(self) -> None:  # noqa: B027 - optional hook
+        """Connect; the memory store needs nothing."""
+
+    async def close(self) -> None:  # noqa: B027 - optional hook
+        """Release connections and end every subscription."""
+
+    # -- sessions -------------------------------------------------------------
+    @abstractmethod
+    async def create_session(self, session_id: str, token: str, data: JSON, ttl: float) -> None:
+        """Store a session; ``token`` (kept only as a hash) resumes it until it expires."""
+
+    @abstractmethod
+    async def get_session(self, session_id: str) -> JSON | None: ...
+
+    @abstractmethod
+    async def update_session(self, session_id: str, data: JSON) -> bool:
+        """Replace a live session's data (TTL unchanged); False if it has expired."""
+
+    @abstractmethod
+    async def touch_session(self, session_id: str, ttl: float) -> bool:
+        """Extend a live session to expire ``ttl`` seconds from now; False if gone."""
+
+    @abstractmethod
+    async def resume_session(self, token: str) -> tuple[str, JSON] | None:
+        """The ``(session_id, data)`` a resume token belongs to, if still live."""
+
+    @abstractmethod
+    async def end_session(self, session_id: str) -> None: ...
+
+    # -- name claims ------------------------------------------------------------
+    @abstractmethod
+    async def claim_name(self, name: str, secret: str) -> bool:
+        """Claim ``name`` for whoever knows ``secret`` (stored hashed).
+
+        True if the name was free (now claimed) or ``secret`` matches the claim;
+        False if someone else holds it.
+        """
+
+    @abstractmethod
+    async def name_claimed(self, name: str) -> bool: ...
+
+    # -- lobby ------------------------------------------------------------------
+    @abstractmethod
+    async def lobby_upsert(self, room_id: str, summary: JSON) -> None:
+        """Add or replace a room's lobby entry and publish ``{"op": "upsert", "room": summary}``."""
+
+    @abstractmethod
+    async def lobby_remove(self, room_id: str) -> None:
+        """Drop the entry and publish ``{"op": "remove", "room_id": room_id}`` if it existed."""
+
+    @abstractmethod
+    async def lobby_list(self) -> list[JSON]:
+        """Every lobby entry, ordered by room id."""
+
+    @abstractmethod
+    async def subscribe_lobby(self) -> Subscription: ...
+
+    # -- room registry and ownership leases -------------------------------------------
+    @abstractmethod
+    async def put_room(self, room_id: str, meta: JSON) -> None:
+        """The room's settings (game, seats, invite code...), readable by any node."""
+
+    @abstractmethod
+    async def get_room(self, room_id: str) -> JSON | None: ...
+
+    @abstractmethod
+    async def delete_room(self, room_id: str) -> None:
+        """Forget the room: settings, lease and event log."""
+
+    @abstractmethod
+    async def acquire_room(self, room_id: str, node_id: str, ttl: float) -> bool:
+        """Become the room's authority if nobody holds a live lease (or we already do)."""
+
+    @abstractmethod
+    async def renew_room(self, room_id: str, node_id: str, ttl: float) -> bool:
+        """Extend our lease; False if it lapsed or another node holds it."""
+
+    @abstractmethod
+    async def release_room(self, room_id: str, node_id: str) -> bool:
+        """Give up our lease; False if we did not hold it."""
+
+    @abstractmethod
+    async def room_owner(self, room_id: str) -> str | None: ...
+
+    # -- room event log and fan-out -------------------------------------------------
+    @abstractmethod
+    async def append_event(self, room_id: str, event: JSON, expected_seq: int | None = None) -> int:
+        """Append ``event`` to the room's log and publish it; returns its ``seq``.
+
+        Seqs start at 1 and have no gaps. The stored and published event carries
+        ``"seq"``. With ``expected_seq`` the append happens only if that is the
+        next seq, else :class:`SeqConflict`.
+        """
+
+    @abstractmethod
+    async def read_events(
+        self, room_id: str, after_seq: int = 0, limit: int | None = None
+    ) -> list[JSON]:
+        """Events with ``seq > after_seq`` in order (at most ``limit``)."""
+
+    @abstractmethod
+    async def last_seq(self, room_id: str) -> int:
+        """The seq of the room's newest event, 0 if none."""
+
+    @abstractmethod
+    async def subscribe_room(self, room_id: str) -> Subscription:
+        """Every event appended to the room from now on, in seq order."""
+
+    # -- quick-match queues -----------------------------------------------------------
+    @abstractmethod
+    async def queue_add(self, queue: str, player: str, rating: float, data: JSON) -> None:
+        """Put (or re-put) ``player`` in ``queue``; ``data`` comes back with the pairing."""
+
+    @abstractmethod
+    async def queue_cancel(self, queue: str, player: str) -> bool: ...
+
+    @abstractmethod
+    async def queue_list(self, queue: str) -> list[JSON]:
+        """Entries ``{"player", "rating", "data"}`` in order of arrival."""
+
+    @abstractmethod
+    async def queue_pop_pair(
+        self, queue: str, max_gap: float | None = None
+    ) -> tuple[JSON, JSON] | None:
+        """Atomically remove and return the two entries whose ratings are closest.
+
+        Ties go to the pair that waited longest. Only pairs whose gap is at most
+        ``max_gap`` (any, if None) qualify; None when no pair does.
+        """
+
+    # -- ratings ------------------------------------------------------------------------
+    @abstractmethod
+    async def get_rating(self, game: str, player: str) -> JSON | None: ...
+
+    @abstractmethod
+    async def put_ratings(self, game: str, ratings: dict[str, JSON]) -> None:
+        """Store several players' ratings of one game at once; each has a ``rating``."""
+
+    @abstractmethod
+    async def leaderboard(self, game: str, limit: int = 50) -> list[JSON]:
+        """``{"player", **rating}`` by rating, best first (ties by name)."""
+
+    # -- game records ---------------------------------------------------------------------
+    @abstractmethod
+    async def put_record(self, game_id: str, record: JSON) -> None: ...
+
+    @abstractmethod
+    async def get_record(self, game_id: str) -> JSON | None: ...
+
+    @abstractmethod
+    async def list_records(
+        self, limit: int = 50, player: str | None = None, game: str | None = None
+    ) -> list[JSON]:
+        """``{"game_id", "record"}`` newest first, filtered by player name or game."""

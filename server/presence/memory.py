@@ -1,0 +1,307 @@
+"""In-process presence: the default for a single node, nothing else to run.
+
+Everything is deep-copied in and out (through JSON-able copies) so callers
+cannot come to rely on shared objects, as they could not with Redis. TTLs are
+checked lazily against :func:`time.monotonic`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import time
+from collections import defaultdict
+from typing import Any
+
+from server.presence.base import (
+    JSON,
+    Presence,
+    SeqConflict,
+    Subscription,
+    name_key,
+    secret_hash,
+)
+
+#: events a subscriber may fall behind before it is dropped (and must catch up by seq)
+SUBSCRIBER_BACKLOG = 10_000
+
+_CLOSED: Any = object()
+
+
+class MemorySubscription(Subscription):
+    def __init__(self, hub: set[MemorySubscription]) -> None:
+        self._hub = hub
+        self._queue: asyncio.Queue[Any] = asyncio.Queue(SUBSCRIBER_BACKLOG + 1)
+        self._closed = False
+        hub.add(self)
+
+    def publish(self, event: JSON) -> None:
+        if self._closed:
+            return
+        if self._queue.qsize() >= SUBSCRIBER_BACKLOG:
+            self._drop()
+            return
+        self._queue.put_nowait(copy.deepcopy(event))
+
+    def _drop(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._hub.discard(self)
+            self._queue.put_nowait(_CLOSED)
+
+    async def __anext__(self) -> JSON:
+        if self._closed and self._queue.empty():
+            raise StopAsyncIteration
+        item = await self._queue.get()
+        if item is _CLOSED:
+            raise StopAsyncIteration
+        return item
+
+    async def close(self) -> None:
+        self._drop()
+
+
+class MemoryPresence(Presence):
+    def __init__(self, prefix: str = "") -> None:
+        self.prefix = prefix
+        self._sessions: dict[str, tuple[JSON, float]] = {}
+        self._tokens: dict[str, str] = {}  # token hash -> session id
+        self._names: dict[str, str] = {}  # name key -> secret hash
+        self._lobby: dict[str, JSON] = {}
+        self._lobby_subs: set[MemorySubscription] = set()
+        self._rooms: dict[str, JSON] = {}
+        self._leases: dict[str, tuple[str, float]] = {}
+        self._events: dict[str, list[JSON]] = defaultdict(list)
+        self._room_subs: dict[str, set[MemorySubscription]] = defaultdict(set)
+        self._queues: dict[str, list[JSON]] = defaultdict(list)
+        self._ratings: dict[str, dict[str, JSON]] = defaultdict(dict)
+        self._records: dict[str, JSON] = {}
+
+    async def close(self) -> None:
+        for sub in list(self._lobby_subs):
+            await sub.close()
+        for subs in self._room_subs.values():
+            for sub in list(subs):
+                await sub.close()
+
+    # -- sessions -------------------------------------------------------------
+    def _live_session(self, session_id: str) -> JSON | None:
+        entry = self._sessions.get(session_id)
+        if entry is None:
+            return None
+        if entry[1] <= time.monotonic():
+            self._sessions.pop(session_id, None)
+            return None
+        return entry[0]
+
+    async def create_session(self, session_id: str, token: str, data: JSON, ttl: float) -> None:
+        self._sessions[session_id] = (copy.deepcopy(data), time.monotonic() + ttl)
+        self._tokens[secret_hash(token)] = session_id
+
+    async def get_session(self, session_id: str) -> JSON | None:
+        return copy.deepcopy(self._live_session(session_id))
+
+    async def update_session(self, session_id: str, data: JSON) -> bool:
+        if self._live_session(session_id) is None:
+            return False
+        self._sessions[session_id] = (copy.deepcopy(data), self._sessions[session_id][1])
+        return True
+
+    async def touch_session(self, session_id: str, ttl: float) -> bool:
+        data = self._live_session(session_id)
+        if data is None:
+            return False
+        self._sessions[session_id] = (data, time.monotonic() + ttl)
+        return True
+
+    async def resume_session(self, token: str) -> tuple[str, JSON] | None:
+        session_id = self._tokens.get(secret_hash(token))
+        if session_id is None:
+            return None
+        data = self._live_session(session_id)
+        if data is None:
+            self._tokens.pop(secret_hash(token), None)
+            return None
+        return session_id, copy.deepcopy(data)
+
+    async def end_session(self, session_id: str) -> None:
+        self._sessions.pop(session_id, None)
+        for h, sid in list(self._tokens.items()):
+            if sid == session_id:
+                del self._tokens[h]
+
+    # -- name claims ------------------------------------------------------------
+    async def claim_name(self, name: str, secret: str) -> bool:
+        held = self._names.setdefault(name_key(name), secret_hash(secret))
+        return held == secret_hash(secret)
+
+    async def name_claimed(self, name: str) -> bool:
+        return name_key(name) in self._names
+
+    # -- lobby ------------------------------------------------------------------
+    def _publish_lobby(self, event: JSON) -> None:
+        for sub in list(self._lobby_subs):
+            sub.publish(event)
+
+    async def lobby_upsert(self, room_id: str, summary: JSON) -> None:
+        self._lobby[room_id] = copy.deepcopy(summary)
+        self._publish_lobby({"op": "upsert", "room": summary})
+
+    async def lobby_remove(self, room_id: str) -> None:
+        if self._lobby.pop(room_id, None) is not None:
+            self._publish_lobby({"op": "remove", "room_id": room_id})
+
+    async def lobby_list(self) -> list[JSON]:
+        return [copy.deepcopy(self._lobby[k]) for k in sorted(self._lobby)]
+
+    async def subscribe_lobby(self) -> Subscription:
+        return MemorySubscription(self._lobby_subs)
+
+    # -- rooms ------------------------------------------------------------------
+    async def put_room(self, room_id: str, meta: JSON) -> None:
+        self._rooms[room_id] = copy.deepcopy(meta)
+
+    async def get_room(self, room_id: str) -> JSON | None:
+        return copy.deepcopy(self._rooms.get(room_id))
+
+    async def delete_room(self, room_id: str) -> None:
+        self._rooms.pop(room_id, None)
+        self._leases.pop(room_id, None)
+        self._events.pop(room_id, None)
+
+    def _lease(self, room_id: str) -> str | None:
+        lease = self._leases.get(room_id)
+        if lease is None or lease[1] <= time.monotonic():
+            self._leases.pop(room_id, None)
+            return None
+        return lease[0]
+
+    async def acquire_room(self, room_id: str, node_id: str, ttl: float) -> bool:
+        owner = self._lease(room_id)
+        if owner not in (None, node_id):
+            return False
+        self._leases[room_id] = (node_id, time.monotonic() + ttl)
+        return True
+
+    async def renew_room(self, room_id: str, node_id: str, ttl: float) -> bool:
+        if self._lease(room_id) != node_id:
+            return False
+        self._leases[room_id] = (node_id, time.monotonic() + ttl)
+        return True
+
+    async def release_room(self, room_id: str, node_id: str) -> bool:
+        if self._lease(room_id) != node_id:
+            return False
+        del self._leases[room_id]
+        return True
+
+    async def room_owner(self, room_id: str) -> str | None:
+        return self._lease(room_id)
+
+    # -- event log --------------------------------------------------------------
+    async def append_event(self, room_id: str, event: JSON, expected_seq: int | None = None) -> int:
+        log = self._events[room_id]
+        seq = len(log) + 1
+        if expected_seq is not None and expected_seq != seq:
+            raise SeqConflict(f"room {room_id}: next seq is {seq}, not {expected_seq}")
+        stored = copy.deepcopy(event)
+        stored["seq"] = seq
+        log.append(stored)
+        for sub in list(self._room_subs.get(room_id, ())):
+            sub.publish(stored)
+        return seq
+
+    async def read_events(
+        self, room_id: str, after_seq: int = 0, limit: int | None = None
+    ) -> list[JSON]:
+        log = self._events.get(room_id, [])
+        chosen = log[max(after_seq, 0) :]
+        if limit is not None:
+            chosen = chosen[:limit]
+        return copy.deepcopy(chosen)
+
+    async def last_seq(self, room_id: str) -> int:
+        return len(self._events.get(room_id, []))
+
+    async def subscribe_room(self, room_id: str) -> Subscription:
+        return MemorySubscription(self._room_subs[room_id])
+
+    # -- quick match --------------------------------------------------------------
+    async def queue_add(self, queue: str, player: str, rating: float, data: JSON) -> None:
+        entries = [e for e in self._queues[queue] if e["player"] != player]
+        entries.append({"player": player, "rating": rating, "data": copy.deepcopy(data)})
+        self._queues[queue] = entries
+
+    async def queue_cancel(self, queue: str, player: str) -> bool:
+        entries = self._queues.get(queue, [])
+        kept = [e for e in entries if e["player"] != player]
+        self._queues[queue] = kept
+        return len(kept) != len(entries)
+
+    async def queue_list(self, queue: str) -> list[JSON]:
+        return copy.deepcopy(self._queues.get(queue, []))
+
+    async def queue_pop_pair(
+        self, queue: str, max_gap: float | None = None
+    ) -> tuple[JSON, JSON] | None:
+        entries = self._queues.get(queue, [])
+        pair = closest_pair(entries, max_gap)
+        if pair is None:
+            return None
+        i, j = pair
+        a, b = entries[i], entries[j]
+        self._queues[queue] = [e for k, e in enumerate(entries) if k not in (i, j)]
+        return copy.deepcopy(a), copy.deepcopy(b)
+
+    # -- ratings --------------------------------------------------------------------
+    async def get_rating(self, game: str, player: str) -> JSON | None:
+        return copy.deepcopy(self._ratings[game].get(player))
+
+    async def put_ratings(self, game: str, ratings: dict[str, JSON]) -> None:
+        for player, rating in ratings.items():
+            self._ratings[game][player] = copy.deepcopy(rating)
+
+    async def leaderboard(self, game: str, limit: int = 50) -> list[JSON]:
+        rows = [{"player": p, **r} for p, r in self._ratings.get(game, {}).items()]
+        rows.sort(key=lambda r: (-r["rating"], r["player"]))
+        return copy.deepcopy(rows[:limit])
+
+    # -- records ----------------------------------------------------------------------
+    async def put_record(self, game_id: str, record: JSON) -> None:
+        self._records.pop(game_id, None)  # re-put counts as newest
+        self._records[game_id] = copy.deepcopy(record)
+
+    async def get_record(self, game_id: str) -> JSON | None:
+        return copy.deepcopy(self._records.get(game_id))
+
+    async def list_records(
+        self, limit: int = 50, player: str | None = None, game: str | None = None
+    ) -> list[JSON]:
+        out: list[JSON] = []
+        for game_id in reversed(self._records):
+            rec = self._records[game_id]
+            if game is not None and rec.get("game") != game:
+                continue
+            if player is not None and player not in rec.get("players", []):
+                continue
+            out.append({"game_id": game_id, "record": copy.deepcopy(rec)})
+            if len(out) >= limit:
+                break
+        return out
+
+
+def closest_pair(entries: list[JSON], max_gap: float | None) -> tuple[int, int] | None:
+    """Indexes (i < j, arrival order) of the closest-rated pair; ties: longest waiting.
+
+    Shared with other implementations so every store pairs the same way.
+    """
+    best: tuple[float, int, int] | None = None
+    for i in range(len(entries)):
+        for j in range(i + 1, len(entries)):
+            gap = abs(entries[i]["rating"] - entries[j]["rating"])
+            if max_gap is not None and gap > max_gap:
+                continue
+            key = (gap, i, j)
+            if best is None or key < best:
+                best = key
+    return None if best is None else (best[1], best[2])

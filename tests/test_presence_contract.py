@@ -1,0 +1,284 @@
+"""One contract for every presence implementation (memory now, Redis later).
+
+To add an implementation, add one entry to :data:`IMPLEMENTATIONS`: a factory
+``(request, prefix) -> async context manager yielding a started Presence``. The
+factory may use other fixtures through ``request.getfixturevalue`` (a Redis
+server, say). Each test gets its own key prefix, so runs can share a store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+
+from server.presence import Presence, SeqConflict
+from server.presence.memory import MemoryPresence
+
+
+@contextlib.asynccontextmanager
+async def _memory(request: pytest.FixtureRequest, prefix: str) -> AsyncIterator[Presence]:
+    presence = MemoryPresence(prefix=prefix)
+    await presence.start()
+    try:
+        yield presence
+    finally:
+        await presence.close()
+
+
+IMPLEMENTATIONS: dict[str, Callable[[pytest.FixtureRequest, str], Any]] = {
+    "memory": _memory,
+}
+
+
+@pytest.fixture
+def key_prefix() -> str:
+    return f"test:{uuid.uuid4().hex[:12]}:"
+
+
+@pytest.fixture(params=sorted(IMPLEMENTATIONS))
+async def presence(request: pytest.FixtureRequest, key_prefix: str) -> AsyncIterator[Presence]:
+    async with IMPLEMENTATIONS[request.param](request, key_prefix) as p:
+        yield p
+
+
+async def _next(sub: Any, timeout: float = 2.0) -> dict[str, Any]:
+    return await asyncio.wait_for(sub.__anext__(), timeout)
+
+
+# -- sessions ------------------------------------------------------------------
+
+
+async def test_session_create_get_update_end(presence: Presence) -> None:
+    await presence.create_session("s1", "tok-1", {"name": "ann", "bot": False}, ttl=30)
+    assert await presence.get_session("s1") == {"name": "ann", "bot": False}
+    assert await presence.update_session("s1", {"name": "ann", "bot": False, "rooms": ["r1"]})
+    assert (await presence.get_session("s1"))["rooms"] == ["r1"]
+    assert await presence.get_session("nope") is None
+    assert not await presence.update_session("nope", {})
+    await presence.end_session("s1")
+    assert await presence.get_session("s1") is None
+    assert await presence.resume_session("tok-1") is None
+
+
+async def test_session_values_are_copies(presence: Presence) -> None:
+    data = {"rooms": ["a"]}
+    await presence.create_session("s1", "t", data, ttl=30)
+    data["rooms"].append("b")
+    got = await presence.get_session("s1")
+    assert got == {"rooms": ["a"]}
+    got["rooms"].append("c")
+    assert await presence.get_session("s1") == {"rooms": ["a"]}
+
+
+async def test_session_resume_by_token_only(presence: Presence) -> None:
+    await presence.create_session("s1", "secret-token", {"name": "ann"}, ttl=30)
+    assert await presence.resume_session("secret-token") == ("s1", {"name": "ann"})
+    assert await presence.resume_session("wrong-token") is None
+    assert await presence.resume_session("s1") is None  # the id is not the token
+
+
+async def test_session_expires_and_touch_extends(presence: Presence) -> None:
+    await presence.create_session("short", "t1", {}, ttl=0.15)
+    await presence.create_session("kept", "t2", {}, ttl=0.15)
+    assert await presence.touch_session("kept", ttl=30)
+    await asyncio.sleep(0.3)  # TTL expiry has no event to await
+    assert await presence.get_session("short") is None
+    assert await presence.resume_session("t1") is None
+    assert not await presence.touch_session("short", ttl=30)
+    assert await presence.get_session("kept") == {}
+    assert await presence.resume_session("t2") == ("kept", {})
+
+
+# -- names -----------------------------------------------------------------------
+
+
+async def test_name_claims(presence: Presence) -> None:
+    assert not await presence.name_claimed("Alice")
+    assert await presence.claim_name("Alice", "pw1")
+    assert await presence.name_claimed("alice")  # case-insensitive
+    assert await presence.claim_name("ALICE", "pw1")  # the holder again
+    assert not await presence.claim_name("alice", "pw2")
+    assert await presence.claim_name("bob", "pw2")
+
+
+# -- lobby -------------------------------------------------------------------------
+
+
+async def test_lobby_upsert_remove_list_and_events(presence: Presence) -> None:
+    async with await presence.subscribe_lobby() as sub:
+        await presence.lobby_upsert("r2", {"room_id": "r2", "game": "collapsi"})
+        await presence.lobby_upsert("r1", {"room_id": "r1", "game": "collecto"})
+        await presence.lobby_upsert("r2", {"room_id": "r2", "game": "collapsi", "live": True})
+        assert [r["room_id"] for r in await presence.lobby_list()] == ["r1", "r2"]
+        assert (await presence.lobby_list())[1]["live"] is True
+        await presence.lobby_remove("r2")
+        await presence.lobby_remove("r2")  # already gone: no event
+        await presence.lobby_upsert("r3", {"room_id": "r3"})
+        events = [await _next(sub) for _ in range(5)]
+    assert events[0] == {"op": "upsert", "room": {"room_id": "r2", "game": "collapsi"}}
+    assert events[2]["room"]["live"] is True
+    assert events[3] == {"op": "remove", "room_id": "r2"}
+    assert events[4]["room"]["room_id"] == "r3"
+    assert [r["room_id"] for r in await presence.lobby_list()] == ["r1", "r3"]
+
+
+async def test_lobby_subscription_ends_on_close(presence: Presence) -> None:
+    sub = await presence.subscribe_lobby()
+    waiter = asyncio.ensure_future(_next(sub))
+    await asyncio.sleep(0)
+    await sub.close()
+    with pytest.raises(StopAsyncIteration):
+        await waiter
+
+
+# -- rooms and leases --------------------------------------------------------------
+
+
+async def test_room_registry(presence: Presence) -> None:
+    await presence.put_room("r1", {"game": "collapsi", "invite": "XYZ"})
+    assert await presence.get_room("r1") == {"game": "collapsi", "invite": "XYZ"}
+    assert await presence.get_room("r9") is None
+    await presence.append_event("r1", {"type": "x"})
+    await presence.delete_room("r1")
+    assert await presence.get_room("r1") is None
+    assert await presence.last_seq("r1") == 0
+
+
+async def test_room_leases(presence: Presence) -> None:
+    assert await presence.room_owner("r1") is None
+    assert await presence.acquire_room("r1", "node-a", ttl=0.2)
+    assert await presence.acquire_room("r1", "node-a", ttl=0.2)  # re-entrant
+    assert not await presence.acquire_room("r1", "node-b", ttl=5)
+    assert await presence.room_owner("r1") == "node-a"
+    assert await presence.renew_room("r1", "node-a", ttl=0.2)
+    assert not await presence.renew_room("r1", "node-b", ttl=5)
+    assert not await presence.release_room("r1", "node-b")
+    assert await presence.release_room("r1", "node-a")
+    assert await presence.room_owner("r1") is None
+    assert await presence.acquire_room("r1", "node-b", ttl=0.15)
+    await asyncio.sleep(0.3)  # the owner stopped renewing: the lease lapses
+    assert await presence.room_owner("r1") is None
+    assert not await presence.renew_room("r1", "node-b", ttl=5)
+    assert await presence.acquire_room("r1", "node-a", ttl=5)
+
+
+# -- event log ------------------------------------------------------------------------
+
+
+async def test_event_log_seq_is_gap_free_per_room(presence: Presence) -> None:
+    assert await presence.last_seq("r1") == 0
+    seqs = [await presence.append_event("r1", {"type": "move", "n": i}) for i in range(5)]
+    assert seqs == [1, 2, 3, 4, 5]
+    assert await presence.append_event("r2", {"type": "chat"}) == 1
+    assert await presence.last_seq("r1") == 5
+    events = await presence.read_events("r1", after_seq=2)
+    assert [(e["seq"], e["n"]) for e in events] == [(3, 2), (4, 3), (5, 4)]
+    assert [e["seq"] for e in await presence.read_events("r1", 0, limit=2)] == [1, 2]
+    assert await presence.read_events("r1", after_seq=5) == []
+    assert await presence.read_events("nope") == []
+
+
+async def test_event_log_concurrent_appends_get_distinct_seqs(presence: Presence) -> None:
+    seqs = await asyncio.gather(*(presence.append_event("r", {"i": i}) for i in range(30)))
+    assert sorted(seqs) == list(range(1, 31))
+    logged = await presence.read_events("r")
+    assert [e["seq"] for e in logged] == list(range(1, 31))
+    assert sorted(e["i"] for e in logged) == list(range(30))
+
+
+async def test_event_log_expected_seq_guards_split_brain(presence: Presence) -> None:
+    assert await presence.append_event("r1", {"a": 1}, expected_seq=1) == 1
+    with pytest.raises(SeqConflict):
+        await presence.append_event("r1", {"a": 2}, expected_seq=1)
+    assert await presence.last_seq("r1") == 1
+
+
+async def test_room_subscription_sees_appends_in_order(presence: Presence) -> None:
+    await presence.append_event("r1", {"before": True})
+    sub = await presence.subscribe_room("r1")
+    other = await presence.subscribe_room("r2")
+    async with sub, other:
+        for i in range(3):
+            await presence.append_event("r1", {"i": i})
+        await presence.append_event("r2", {"j": 0})
+        got = [await _next(sub) for _ in range(3)]
+        assert [(e["seq"], e["i"]) for e in got] == [(2, 0), (3, 1), (4, 2)]
+        assert (await _next(other)) == {"j": 0, "seq": 1}
+
+
+# -- quick match ------------------------------------------------------------------------
+
+
+async def test_queue_pairs_closest_ratings(presence: Presence) -> None:
+    q = "collapsi/standard/5+2"
+    await presence.queue_add(q, "a", 1500, {"session": "sa"})
+    await presence.queue_add(q, "b", 1900, {"session": "sb"})
+    await presence.queue_add(q, "c", 1550, {"session": "sc"})
+    await presence.queue_add(q, "d", 1880, {"session": "sd"})
+    assert [e["player"] for e in await presence.queue_list(q)] == ["a", "b", "c", "d"]
+    a, b = await presence.queue_pop_pair(q)
+    assert {a["player"], b["player"]} == {"b", "d"}
+    assert {a["data"]["session"], b["data"]["session"]} == {"sb", "sd"}
+    assert await presence.queue_pop_pair(q, max_gap=10) is None
+    a, b = await presence.queue_pop_pair(q, max_gap=60)
+    assert {a["player"], b["player"]} == {"a", "c"}
+    assert await presence.queue_pop_pair(q) is None
+
+
+async def test_queue_cancel_and_requeue(presence: Presence) -> None:
+    q = "collecto/default/none"
+    await presence.queue_add(q, "a", 1500, {})
+    await presence.queue_add(q, "a", 1600, {})  # re-queue replaces
+    assert [(e["player"], e["rating"]) for e in await presence.queue_list(q)] == [("a", 1600)]
+    assert await presence.queue_pop_pair(q) is None
+    assert await presence.queue_cancel(q, "a")
+    assert not await presence.queue_cancel(q, "a")
+    assert await presence.queue_list(q) == []
+    await presence.queue_add("other", "b", 1500, {})
+    assert await presence.queue_list(q) == []
+
+
+# -- ratings --------------------------------------------------------------------------------
+
+
+async def test_ratings_and_leaderboard(presence: Presence) -> None:
+    assert await presence.get_rating("collapsi", "ann") is None
+    await presence.put_ratings(
+        "collapsi",
+        {
+            "ann": {"rating": 1600.0, "rd": 80.0, "vol": 0.06, "games": 3},
+            "bob": {"rating": 1450.5, "rd": 90.0, "vol": 0.06, "games": 3},
+            "cat": {"rating": 1600.0, "rd": 70.0, "vol": 0.06, "games": 1},
+        },
+    )
+    await presence.put_ratings("collecto", {"bob": {"rating": 2000.0, "rd": 50.0}})
+    assert (await presence.get_rating("collapsi", "bob"))["rating"] == 1450.5
+    board = await presence.leaderboard("collapsi")
+    assert [r["player"] for r in board] == ["ann", "cat", "bob"]
+    assert board[0]["games"] == 3
+    assert [r["player"] for r in await presence.leaderboard("collapsi", limit=1)] == ["ann"]
+    assert [r["player"] for r in await presence.leaderboard("collecto")] == ["bob"]
+    assert await presence.leaderboard("none") == []
+
+
+# -- records --------------------------------------------------------------------------------
+
+
+async def test_records(presence: Presence) -> None:
+    r1 = {"game": "collapsi", "players": ["ann", "bob"], "moves": ["a"]}
+    r2 = {"game": "collecto", "players": ["bob", "cat"], "moves": []}
+    r3 = {"game": "collapsi", "players": ["cat", "ann"], "moves": ["b", "c"]}
+    for gid, rec in (("g1", r1), ("g2", r2), ("g3", r3)):
+        await presence.put_record(gid, rec)
+    assert await presence.get_record("g2") == r2
+    assert await presence.get_record("g9") is None
+    assert [x["game_id"] for x in await presence.list_records()] == ["g3", "g2", "g1"]
+    assert [x["game_id"] for x in await presence.list_records(limit=2)] == ["g3", "g2"]
+    assert [x["game_id"] for x in await presence.list_records(player="ann")] == ["g3", "g1"]
+    assert [x["game_id"] for x in await presence.list_records(game="collecto")] == ["g2"]
+    assert (await presence.list_records(game="collecto"))[0]["record"] == r2
