@@ -1,0 +1,207 @@
+"""The match authority (engine/match.py): turns, legality, clocks, endings, rematch.
+
+A tiny subtraction game stands in for the real games here so each rule of the
+authority is checked in isolation; the server's end-to-end tests use the real
+Collapsi and Collecto engines through the same authority.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Self
+
+import pytest
+
+from engine.base import Game, GameOver, IllegalMove, NotationError, Result
+from engine.match import BadTimeControl, Match, NotSeated, NotYourTurn, TimeControl
+
+
+class Pile(Game):
+    """Players take 1 or 2 from a pile in turn; whoever cannot move loses."""
+
+    name = "pile-test"
+    rule_sets = ("default",)
+    variants = ("default",)
+
+    def __init__(self, size: int, players: int, seed: int | None) -> None:
+        self._size = size
+        self._left = size
+        self._players = players
+        self._seed = seed
+        self._history: list[str] = []
+
+    @classmethod
+    def new(cls, rules=None, variant=None, seed=0, players=None, options=None) -> Self:
+        return cls(5 + seed % 3, players or 2, seed)
+
+    @classmethod
+    def from_setup(cls, setup, rules=None, variant=None, players=None, options=None, seed=None):
+        return cls(int(setup), players or 2, seed)
+
+    rules = property(lambda self: "default")
+    rules_version = property(lambda self: "1")
+    variant = property(lambda self: "default")
+    seed = property(lambda self: self._seed)
+    num_players = property(lambda self: self._players)
+    history = property(lambda self: list(self._history))
+
+    def seat_names(self) -> list[str]:
+        return [f"p{i}" for i in range(self._players)]
+
+    def to_move(self) -> int | None:
+        return None if self.result() else len(self._history) % self._players
+
+    def legal_moves(self) -> list[str]:
+        return [m for m in ("1", "2") if int(m) <= self._left] if self._left else []
+
+    def play(self, move: str) -> None:
+        if self.result():
+            raise GameOver("over")
+        if move not in ("1", "2"):
+            raise NotationError(f"bad move {move!r}")
+        if move not in self.legal_moves():
+            raise IllegalMove(f"only {self._left} left")
+        self._left -= int(move)
+        self._history.append(move)
+
+    def result(self) -> Result | None:
+        if self._left:
+            return None
+        loser = len(self._history) % self._players
+        return Result.forfeit(loser, self._players, "no_moves")
+
+    def setup(self) -> str:
+        return str(self._size)
+
+    def position(self) -> str:
+        return str(self._left)
+
+    def render(self) -> str:
+        return "o" * self._left
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"size": self._size, "moves": self._history}
+
+    @classmethod
+    def restore(cls, data):  # pragma: no cover - unused here
+        raise NotImplementedError
+
+    def copy(self):  # pragma: no cover - unused here
+        raise NotImplementedError
+
+
+def match(tc: str = "none", players: int = 2, size: int = 5) -> Match:
+    m = Match(Pile(size, players, 0), [f"n{i}" for i in range(players)], TimeControl.parse(tc))
+    m.start(1000)
+    return m
+
+
+def test_time_control_parse_and_label() -> None:
+    assert TimeControl.parse("none").kind == "none"
+    tc = TimeControl.parse("5+3")
+    assert (tc.kind, tc.base_ms, tc.increment_ms) == ("fischer", 300_000, 3000)
+    assert tc.label() == "5+3"
+    assert TimeControl.parse("fixed:10") == TimeControl("fixed", per_move_ms=10_000)
+    assert TimeControl.parse("0.01+0").base_ms == 600
+    assert TimeControl.from_dict(tc.to_dict()) == tc
+    for bad in ("5", "fixed:", "abc", "0+1"):
+        with pytest.raises(BadTimeControl):
+            TimeControl.parse(bad)
+
+
+def test_moves_alternate_and_the_engine_decides_legality() -> None:
+    m = match()
+    with pytest.raises(NotYourTurn):
+        m.submit_move(1, "1", 1100)
+    with pytest.raises(NotationError):
+        m.submit_move(0, "3", 1100)
+    with pytest.raises(NotSeated):
+        m.submit_move(2, "1", 1100)
+    events = m.submit_move(0, "2", 1100)
+    assert events == [
+        {"type": "move", "seat": 0, "move": "2", "ply": 1, "clocks": None, "to_move": 1}
+    ]
+    m.submit_move(1, "2", 1200)
+    with pytest.raises(IllegalMove):
+        m.submit_move(0, "2", 1300)  # one left
+    assert m.game.position() == "1"  # a refused move changes nothing
+    events = m.submit_move(0, "1", 1300)
+    assert [e["type"] for e in events] == ["move", "game_over"]
+    assert events[1]["result"] == {
+        "winner": 0,
+        "order": [0, 1],
+        "reason": "no_moves",
+        "scores": None,
+    }
+    with pytest.raises(GameOver):
+        m.submit_move(1, "1", 1400)
+    rec = m.record()
+    assert rec.moves == ["2", "2", "1"] and rec.players == ["n0", "n1"]
+    assert rec.result == m.result
+
+
+def test_no_move_before_start() -> None:
+    m = Match(Pile(5, 2, 0), ["a", "b"])
+    with pytest.raises(NotYourTurn):
+        m.submit_move(0, "1", 0)
+
+
+def test_fischer_clock_counts_down_and_adds_increment() -> None:
+    m = match("0.1+2")  # 6 s + 2 s
+    assert m.clocks() == [6000, 6000]
+    assert m.deadline_ms() == 7000
+    m.submit_move(0, "1", 2500)  # 1.5 s used
+    assert m.clocks() == [6500, 6000]
+    assert m.clocks(now_ms=3500) == [6500, 5000]
+    assert m.deadline_ms() == 8500
+    assert m.check_time(8499) == []
+    events = m.check_time(8500)
+    assert events[0]["type"] == "game_over"
+    assert m.result == Result(0, (0, 1), "timeout")
+    assert events[0]["clocks"] == [6500, 0]
+
+
+def test_a_move_after_the_flag_fell_is_not_played() -> None:
+    m = match("fixed:1")
+    events = m.submit_move(0, "1", 2000)  # exactly at the deadline: too late
+    assert [e["type"] for e in events] == ["game_over"]
+    assert m.result.reason == "timeout" and m.result.winner == 1
+    assert m.game.history == []
+
+
+def test_fixed_time_per_move_does_not_accumulate() -> None:
+    m = match("fixed:1")
+    m.submit_move(0, "1", 1100)
+    m.submit_move(1, "1", 1200)
+    assert m.clocks() == [1000, 1000]
+    assert m.deadline_ms() == 2200
+
+
+def test_resign_and_abandon_in_two_and_three_player_games() -> None:
+    m = match()
+    m.submit_move(0, "1", 1100)
+    events = m.resign(0, 1200)  # resigning out of turn is allowed
+    assert events[0]["result"]["reason"] == "resign"
+    assert m.result.winner == 1
+    with pytest.raises(GameOver):
+        m.resign(1, 1300)
+    m3 = match(players=3)
+    m3.abandon(1, 1500)
+    assert m3.result == Result(0, (0, 2, 1), "abandon")
+
+
+def test_abort_has_no_winner() -> None:
+    m = match()
+    assert m.abort(2000)[0]["result"]["winner"] is None
+    assert m.abort(2001) == []
+
+
+def test_rematch_swaps_sides_on_a_fresh_deal() -> None:
+    m = match("1+0")
+    m.resign(0, 1500)
+    r = m.rematch(seed=1)
+    assert r.players == ["n1", "n0"]
+    assert r.time_control == m.time_control
+    assert not r.started and r.result is None
+    assert r.game.setup() == "6"
+    m3 = match(players=3)
+    assert m3.rematch(seed=2).players == ["n1", "n2", "n0"]
