@@ -1,0 +1,971 @@
+"""The Collapsi game object: rules, variants, notation, records.
+
+See the package docstring (:mod:`engine.collapsi`) for the rule sets, the
+variant and option names and the notations.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Self
+
+from engine.base import (
+    Game,
+    GameOver,
+    IllegalMove,
+    NotationError,
+    Result,
+    SetupError,
+    register,
+)
+from engine.collapsi.board import SHIFTS, Board, Table, board
+from engine.collapsi.deck import (
+    BIG_BOARD,
+    CARD_CHARS,
+    PRESETS,
+    SOLO_3X3,
+    STANDARD_4X4,
+    Deck,
+    check_deal,
+    deck_from_counts,
+    format_deal,
+    parse_deal,
+    shuffled,
+)
+from engine.collapsi.position import JACK, Position
+
+RULES_VERSIONS = {"standard": "1.3.1", "classic": "1.1.0"}
+BOARD_KINDS = ("base", "big-board", "custom", "solo")
+MODIFIERS = ("shifting", "players-choice")
+SEAT_NAMES = ("red", "blue", "green", "yellow")
+SOLO_SEAT = "player"
+
+#: pawn value of a seat eliminated from a 3-4 player game (ruling 3)
+OUT = -1
+#: pawn value of a seat that has not chosen its start yet (Player's Choice, ruling 6)
+UNPLACED = -2
+
+_COLLAPSED_CHARS = "jabcd"  # collapsed J, 1, 2, 3, 4 in the position notation
+_MOVE_RE = re.compile(r"^\s*(\d+)\s*([<>^v]?)\s*$")
+
+
+# --------------------------------------------------------------------------- setup
+
+
+@dataclass(frozen=True, slots=True)
+class Spec:
+    """Everything fixed at setup: rule set, variant, deck, player count."""
+
+    rules: str
+    kind: str
+    shifting: bool
+    choice: bool
+    deck: Deck
+    players: int
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def variant(self) -> str:
+        mods = [m for m, on in zip(MODIFIERS, (self.shifting, self.choice), strict=True) if on]
+        if self.kind == "base" and mods:
+            return "+".join(mods)
+        return "+".join([self.kind, *mods])
+
+    @property
+    def solo(self) -> bool:
+        return self.kind == "solo"
+
+
+def _parse_variant(variant: str | None) -> tuple[str, bool, bool]:
+    text = (variant or "base").strip().lower()
+    kind = None
+    mods: set[str] = set()
+    for tok in text.split("+"):
+        tok = tok.strip().replace("_", "-")
+        tok = {"bigboard": "big-board", "big": "big-board", "choice": "players-choice"}.get(
+            tok, tok
+        )
+        if tok in BOARD_KINDS:
+            if kind is not None and kind != tok:
+                raise SetupError(f"variant {variant!r} names two boards ({kind}, {tok})")
+            kind = tok
+        elif tok in MODIFIERS:
+            mods.add(tok)
+        else:
+            raise SetupError(
+                f"unknown variant {tok!r}; boards: {', '.join(BOARD_KINDS)}; "
+                f"combine with '+': {', '.join(MODIFIERS)}"
+            )
+    kind = kind or "base"
+    if kind == "solo" and "players-choice" in mods:
+        raise SetupError("solo puzzles start on the first jack; players-choice does not apply")
+    return kind, "shifting" in mods, "players-choice" in mods
+
+
+_OPTION_KEYS = {"size", "preset", "deck", "width", "height"}
+
+
+def make_spec(
+    rules: str | None,
+    variant: str | None,
+    players: int | None,
+    options: dict[str, Any] | None,
+    deal: tuple[list[int], int, int] | None = None,
+) -> Spec:
+    """Validate (rules, variant, players, options) into a :class:`Spec`.
+
+    ``deal`` (cards, width, height) lets a custom or solo game take its deck
+    and size from an explicit deal when the options do not name them.
+    """
+    rules = (rules or "standard").strip().lower()
+    if rules not in RULES_VERSIONS:
+        raise SetupError(f"unknown rule set {rules!r}; known: standard, classic")
+    kind, shifting, choice = _parse_variant(variant)
+    opts = dict(options or {})
+    unknown = set(opts) - _OPTION_KEYS
+    if unknown:
+        raise SetupError(f"unknown option(s) {sorted(unknown)}; known: {sorted(_OPTION_KEYS)}")
+    norm: dict[str, Any] = {}
+    if kind in ("base", "big-board"):
+        if opts:
+            raise SetupError(
+                f"variant {kind!r} takes no deck options; use 'custom' for other boards"
+            )
+        deck = STANDARD_4X4 if kind == "base" else BIG_BOARD
+    elif kind == "solo":
+        if set(opts) - {"size"}:
+            raise SetupError("solo takes only the option 'size' (3 or 4)")
+        size = opts.get("size")
+        if size is None and deal is not None:
+            size = deal[1]
+        size = 3 if size is None else size
+        if size not in (3, 4):
+            raise SetupError(f"solo size must be 3 or 4, got {size!r}")
+        deck = SOLO_3X3 if size == 3 else Deck(4, 4, STANDARD_4X4.counts)
+        norm = {"size": size}
+    else:  # custom (ruling 8)
+        if "preset" in opts:
+            if set(opts) - {"preset"}:
+                raise SetupError("give either a preset or a deck, not both")
+            name = str(opts["preset"])
+            if name not in PRESETS:
+                raise SetupError(f"unknown preset {name!r}; presets: {', '.join(PRESETS)}")
+            deck = PRESETS[name]
+            norm = {"preset": name}
+        elif "deck" in opts:
+            counts = opts["deck"]
+            if not isinstance(counts, dict):
+                raise SetupError('deck must be counts like {"J": 2, "1": 6, ...}')
+            size = opts.get("size")
+            width = opts.get("width", size)
+            height = opts.get("height", size if size is not None else width)
+            if width is None and deal is not None:
+                width, height = deal[1], deal[2]
+            if not isinstance(width, int) or not isinstance(height, int):
+                raise SetupError("a custom deck needs the board 'size' or 'width' and 'height'")
+            deck = deck_from_counts(width, height, counts)
+            norm = {"width": width, "height": height, "deck": deck.to_dict()}
+        elif deal is not None and not opts:
+            cards, w, h = deal
+            deck = Deck(w, h, tuple(cards.count(v) for v in range(5))).check()  # type: ignore[arg-type]
+            norm = {"width": w, "height": h, "deck": deck.to_dict()}
+        else:
+            raise SetupError(
+                "custom variant needs options {'preset': name} or {'deck': counts, 'size': n}; "
+                f"presets: {', '.join(PRESETS)}"
+            )
+    # players
+    if kind == "solo":
+        if players not in (None, 1):
+            raise SetupError("solo is a one-player puzzle")
+        if deck.jacks != 2:
+            raise SetupError("a solo deck needs exactly two jacks (start and exit)")
+        n = 1
+    else:
+        if kind == "base":
+            lo, hi = 2, 2
+        elif choice:
+            lo, hi = 2, 4
+        else:
+            lo, hi = 2, min(4, deck.jacks)
+        n = 2 if players is None else players
+        if not isinstance(n, int) or not lo <= n <= hi:
+            if hi < lo:
+                raise SetupError(f"this deck has {deck.jacks} jack(s); 2 players need 2")
+            raise SetupError(f"variant {kind!r} is for {lo}-{hi} players, not {players}")
+        if n > deck.size - (deck.jacks if choice else 0):
+            raise SetupError("not enough cards for that many players")
+    return Spec(rules, kind, shifting, choice, deck, n, norm)
+
+
+def deal_cards(spec: Spec, seed: int) -> list[int]:
+    """The deal of ``spec`` for ``seed``: a pure function of (variant, options, seed).
+
+    The rule set does not enter the shuffle, so one seed gives the same board
+    under both rule sets (handy for comparing them; ruling 9 only asks purity).
+    Solo deals are redrawn (deterministically) until solvable (ruling 7).
+    """
+    base_key = f"collapsi/{spec.variant}/{json.dumps(spec.options, sort_keys=True)}/{seed}"
+    if not spec.solo:
+        return shuffled(spec.deck, base_key)
+    for attempt in range(10_000):
+        cards = shuffled(spec.deck, f"{base_key}/{attempt}")
+        game = CollapsiGame._build(spec, cards, None, "")
+        if solo_count(game)[0] > 0:
+            return cards
+    raise SetupError("no solvable solo deal found")  # pragma: no cover
+
+
+# --------------------------------------------------------------------------- game
+
+
+@register
+class CollapsiGame(Game):
+    """Collapsi by Mark S. Ball; see :mod:`engine.collapsi` for the notations."""
+
+    name = "collapsi"
+    rule_sets = ("standard", "classic")
+    variants = ("base", "big-board", "shifting", "players-choice", "solo", "custom")
+
+    _spec: Spec
+    _board: Board
+    _tables: tuple[tuple[Table, ...], ...]  # by card value: step table per cell
+    _cards: list[int]
+    _collapsed: int
+    _pawns: list[int]
+    _occupied: int
+    _turn: int
+    _eliminated: list[int]
+    _result: Result | None
+    _legal: list[int]
+    _history: list[str]
+    _undo: list[tuple]
+    _exit: int
+    _seed: int | None
+    _setup: str
+
+    # -- construction -------------------------------------------------------
+    @classmethod
+    def new(
+        cls,
+        rules: str | None = None,
+        variant: str | None = None,
+        seed: int = 0,
+        players: int | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> Self:
+        spec = make_spec(rules, variant, players, options)
+        cards = deal_cards(spec, seed)
+        return cls._build(spec, cards, seed, format_deal(cards, spec.deck.width, spec.deck.height))
+
+    @classmethod
+    def from_setup(
+        cls,
+        setup: str,
+        rules: str | None = None,
+        variant: str | None = None,
+        players: int | None = None,
+        options: dict[str, Any] | None = None,
+        seed: int | None = None,
+    ) -> Self:
+        """A game from a deal (``J1234...``) or from a position (see :meth:`position`)."""
+        if " " in setup.strip():
+            return cls.from_position(setup, rules, variant, players, options, seed=seed)
+        width = None
+        if options and isinstance(options.get("width"), int):
+            width = options["width"]
+        parsed = parse_deal(setup, width)
+        spec = make_spec(rules, variant, players, options, deal=parsed)
+        cards, w, h = parsed
+        check_deal(cards, w, h, spec.deck)
+        if spec.deck.jacks < (0 if spec.choice else spec.players):
+            raise SetupError(f"deal has {spec.deck.jacks} jack(s) for {spec.players} players")
+        return cls._build(spec, cards, seed, format_deal(cards, w, h))
+
+    @classmethod
+    def _build(cls, spec: Spec, cards: list[int], seed: int | None, setup: str) -> Self:
+        self = object.__new__(cls)
+        self._spec = spec
+        self._board = board(spec.deck.width, spec.deck.height)
+        self._tables = _tables_for(self._board, spec.rules)
+        self._cards = list(cards)
+        self._seed = seed
+        self._setup = setup
+        self._history = []
+        self._undo = []
+        self._eliminated = []
+        self._result = None
+        self._legal = []
+        self._turn = 0
+        self._exit = -1
+        jacks = [i for i, v in enumerate(cards) if v == JACK]
+        collapsed = 0
+        if spec.choice:
+            # ruling 6: every jack collapses; each player then picks a start card
+            pawns = [UNPLACED] * spec.players
+            for j in jacks:
+                collapsed |= 1 << j
+        else:
+            pawns = jacks[: spec.players]
+            if spec.solo:
+                self._exit = jacks[1]  # ruling 7: the second jack is the exit
+                used = 2
+            else:
+                used = spec.players
+            for j in jacks[used:]:  # ruling 4: unused jacks are turned face down
+                collapsed |= 1 << j
+        self._pawns = pawns
+        self._collapsed = collapsed
+        self._occupied = sum(1 << p for p in pawns if p >= 0)
+        self._settle()
+        return self
+
+    # -- fast API for bots ------------------------------------------------------
+    def legal_cells(self) -> list[int]:
+        """Legal destination cells of the side to move (start cells while placing).
+
+        The list is owned by the game: do not mutate it. In Shifting Board each
+        cell is playable with any of the four shifts.
+        """
+        return self._legal
+
+    def play_cell(self, dest: int, shift: int = -1) -> None:
+        """Play to cell ``dest``; in Shifting Board ``shift`` indexes ``"<>^v"``."""
+        if self._result is not None:
+            raise GameOver("the game is over")
+        if dest not in self._legal:
+            raise IllegalMove(self._why_illegal(dest))
+        placing = self._pawns[self._turn] == UNPLACED
+        if self._spec.shifting and not placing:
+            if not 0 <= shift < 4:
+                raise IllegalMove(
+                    "Shifting Board: a move is a destination plus a shift (<, >, ^ or v)"
+                )
+            note = f"{dest}{SHIFTS[shift]}"
+        else:
+            if shift != -1:
+                raise IllegalMove(
+                    "no shift here: "
+                    + ("start cells are chosen without one" if placing else "not Shifting Board")
+                )
+            note = str(dest)
+        self._advance(dest, shift)
+        self._history.append(note)
+
+    def undo(self) -> None:
+        """Take back the last move (cheap: restores a few ints)."""
+        if not self._undo:
+            raise IllegalMove("nothing to undo")
+        (
+            cards,
+            self._collapsed,
+            pawns,
+            self._occupied,
+            self._turn,
+            n_elim,
+            self._result,
+            self._legal,
+            self._exit,
+        ) = self._undo.pop()
+        if cards is not None:
+            self._cards = cards
+        self._pawns = list(pawns)
+        del self._eliminated[n_elim:]
+        self._history.pop()
+
+    def steps(self) -> str:
+        """How far the side to move must go: ``"1"``.. ``"4"``, ``"1-4"`` (classic joker),
+        ``"place"`` (choosing a start) or ``""`` once over."""
+        if self._result is not None:
+            return ""
+        cell = self._pawns[self._turn]
+        if cell == UNPLACED:
+            return "place"
+        v = self._cards[cell]
+        if v == JACK:
+            return "1-4" if self._spec.rules == "classic" else "1"
+        return str(v)
+
+    def paths(self) -> dict[int, list[int]]:
+        """A witnessing path (cells from start to destination) for every legal destination."""
+        return {d: self.path_to(d) for d in self._legal}
+
+    def path_to(self, dest: int) -> list[int]:
+        """One legal path from the mover's cell to ``dest`` (for animation)."""
+        if dest not in self._legal:
+            raise IllegalMove(self._why_illegal(dest))
+        start = self._pawns[self._turn]
+        if start == UNPLACED:
+            return [dest]
+        blocked = self._collapsed
+        lengths = self._lengths(start)
+        if self._spec.solo:
+            if dest == self._exit:  # shortest door walk
+                for k in range(1, max(lengths) + 1):
+                    for walk in self._board.walks(start, k, blocked):
+                        if walk[-1] == dest:
+                            return walk
+            blocked |= 1 << self._exit
+        for k in lengths:
+            for walk in self._board.walks(start, k, blocked):
+                if walk[-1] == dest:
+                    return walk
+        raise AssertionError("a legal destination without a path")  # pragma: no cover
+
+    # -- internals --------------------------------------------------------------
+    def _lengths(self, cell: int) -> list[int]:
+        v = self._cards[cell]
+        if v == JACK:
+            return [1, 2, 3, 4] if self._spec.rules == "classic" else [1]
+        return [v]
+
+    def _gen(self, seat: int) -> list[int]:
+        cell = self._pawns[seat]
+        collapsed = self._collapsed
+        if cell == UNPLACED:
+            free = collapsed | self._occupied
+            return [c for c in range(self._board.cells) if not free >> c & 1]
+        table = self._tables[self._cards[cell]][cell]
+        others = self._occupied ^ (1 << cell)
+        out = []
+        if self._spec.solo:
+            exit_bit = 1 << self._exit
+            block = collapsed | exit_bit
+            for d, dbit, masks in table:
+                if dbit & others:
+                    continue
+                for m in masks:
+                    if not m & block:
+                        out.append(d)
+                        break
+            if self._can_exit(cell):
+                out.append(self._exit)
+                out.sort()
+            return out
+        for d, dbit, masks in table:
+            if dbit & others:
+                continue
+            for m in masks:
+                if not m & collapsed:
+                    out.append(d)
+                    break
+        return out
+
+    def _can_exit(self, cell: int) -> bool:
+        """Solo: can the pawn reach the exit within its step count (a door: ruling 7)."""
+        v = self._cards[cell]
+        k = 4 if v == JACK and self._spec.rules == "classic" else max(v, 1)
+        for d, _dbit, masks in self._board.upto[k][cell]:
+            if d == self._exit:
+                return any(not m & self._collapsed for m in masks)
+        return False
+
+    def _advance(self, dest: int, shift: int) -> None:
+        """Apply a legal move (no checks) and settle whose turn it is."""
+        pawns = self._pawns
+        seat = self._turn
+        self._undo.append(
+            (
+                list(self._cards) if self._spec.shifting else None,
+                self._collapsed,
+                tuple(pawns),
+                self._occupied,
+                seat,
+                len(self._eliminated),
+                self._result,
+                self._legal,
+                self._exit,
+            )
+        )
+        src = pawns[seat]
+        spec = self._spec
+        if src == UNPLACED:
+            pawns[seat] = dest
+            self._occupied |= 1 << dest
+        else:
+            # ruling 3: the starting card collapses after the move
+            self._collapsed |= 1 << src
+            self._occupied ^= (1 << src) | (1 << dest)
+            pawns[seat] = dest
+            if spec.shifting:
+                self._shift(dest, shift)
+            if spec.solo and pawns[0] == self._exit:
+                # ruling 7: won if every card but the exit has collapsed, else lost
+                if self._collapsed | (1 << self._exit) == self._board.full:
+                    self._result = Result(winner=0, order=(0,), reason="solved")
+                else:
+                    self._result = Result(winner=None, order=(0,), reason="failed")
+                self._legal = []
+                return
+        n = len(pawns)
+        nxt = (seat + 1) % n
+        while pawns[nxt] == OUT:
+            nxt = (nxt + 1) % n
+        self._turn = nxt
+        self._settle()
+
+    def _shift(self, dest: int, shift: int) -> None:
+        # ruling 5: rotate the landing card's row or column one space; gaps and
+        # pawns travel with their cards
+        perm = self._board.shift[shift][dest]
+        cards = self._cards
+        new = [0] * len(cards)
+        collapsed = 0
+        old_c = self._collapsed
+        for i, j in enumerate(perm):
+            new[j] = cards[i]
+            if old_c >> i & 1:
+                collapsed |= 1 << j
+        self._cards = new
+        self._collapsed = collapsed
+        self._pawns = [p if p < 0 else perm[p] for p in self._pawns]
+        self._occupied = sum(1 << p for p in self._pawns if p >= 0)
+        if self._exit >= 0:
+            self._exit = perm[self._exit]
+
+    def _settle(self) -> None:
+        """Find the legal moves of the side to move; eliminate or end on a stuck player."""
+        pawns = self._pawns
+        while True:
+            seat = self._turn
+            legal = self._gen(seat)
+            if legal:
+                self._legal = legal
+                return
+            self._legal = []
+            if self._spec.solo:
+                self._result = Result(winner=None, order=(0,), reason="failed")
+                return
+            alive = [s for s in range(len(pawns)) if pawns[s] != OUT]
+            if len(alive) <= 2:
+                # ruling 3: the game ends at once; the last player to move wins
+                rest = [s for s in alive if s != seat]
+                order = (*rest, seat, *reversed(self._eliminated))
+                self._result = Result(winner=rest[0], order=order, reason="no_moves")
+                return
+            # ruling 3 with 3-4 players: the stuck player is out (their card stays
+            # face up, since they did not move); play goes on
+            if pawns[seat] >= 0:
+                self._occupied &= ~(1 << pawns[seat])
+            pawns[seat] = OUT
+            self._eliminated.append(seat)
+            nxt = (seat + 1) % len(pawns)
+            while pawns[nxt] == OUT:
+                nxt = (nxt + 1) % len(pawns)
+            self._turn = nxt
+
+    def _why_illegal(self, dest: int) -> str:
+        b = self._board
+        if not isinstance(dest, int) or not 0 <= dest < b.cells:
+            return f"cell {dest} is off the board (0..{b.cells - 1})"
+        seat = self._turn
+        start = self._pawns[seat]
+        if self._collapsed >> dest & 1:
+            return f"cell {dest} has collapsed"
+        if start == UNPLACED:
+            return f"cell {dest} already holds a pawn"
+        if dest == start:
+            return f"cell {dest} is the starting card; a move may not end there (ruling 2)"
+        if self._occupied >> dest & 1:
+            return f"cell {dest} holds another pawn; a move may pass it but not end there"
+        return (
+            f"no path of {self.steps()} step(s) from cell {start} to cell {dest} "
+            "that avoids collapsed cards and enters no card twice"
+        )
+
+    # -- Game interface ---------------------------------------------------------
+    @property
+    def rules(self) -> str:
+        return self._spec.rules
+
+    @property
+    def rules_version(self) -> str:
+        return RULES_VERSIONS[self._spec.rules]
+
+    @property
+    def variant(self) -> str:
+        return self._spec.variant
+
+    @property
+    def seed(self) -> int | None:
+        return self._seed
+
+    @property
+    def num_players(self) -> int:
+        return self._spec.players
+
+    @property
+    def width(self) -> int:
+        return self._board.width
+
+    @property
+    def height(self) -> int:
+        return self._board.height
+
+    @property
+    def board(self) -> Board:
+        return self._board
+
+    @property
+    def exit_cell(self) -> int | None:
+        """Solo: the exit card's cell (it moves in Shifting Board)."""
+        return self._exit if self._spec.solo else None
+
+    def seat_names(self) -> list[str]:
+        if self._spec.solo:
+            return [SOLO_SEAT]
+        return list(SEAT_NAMES[: self._spec.players])
+
+    def to_move(self) -> int | None:
+        return None if self._result is not None else self._turn
+
+    def legal_moves(self) -> list[str]:
+        if self._result is not None:
+            return []
+        if self._spec.shifting and self._pawns[self._turn] != UNPLACED:
+            return [f"{d}{s}" for d in self._legal for s in SHIFTS]
+        return [str(d) for d in self._legal]
+
+    def parse_move(self, move: str) -> tuple[int, int]:
+        """``"5"`` -> (5, -1); ``"5>"`` -> (5, 1). Raises :class:`NotationError`."""
+        m = _MOVE_RE.match(str(move))
+        if not m:
+            raise NotationError(
+                f"bad move {move!r}: a move is a destination cell number"
+                + (" plus a shift < > ^ v" if self._spec.shifting else "")
+            )
+        return int(m.group(1)), SHIFTS.index(m.group(2)) if m.group(2) else -1
+
+    def play(self, move: str) -> None:
+        dest, shift = self.parse_move(move)
+        self.play_cell(dest, shift)
+
+    def result(self) -> Result | None:
+        return self._result
+
+    @property
+    def history(self) -> list[str]:
+        return list(self._history)
+
+    def setup(self) -> str:
+        return self._setup
+
+    def options(self) -> dict[str, Any]:
+        return dict(self._spec.options)
+
+    def copy(self) -> Self:
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other._cards = list(self._cards)
+        other._pawns = list(self._pawns)
+        other._eliminated = list(self._eliminated)
+        other._history = list(self._history)
+        other._undo = list(self._undo)
+        return other
+
+    # -- positions ----------------------------------------------------------------
+    def to_position(self) -> Position:
+        """The primitive :class:`Position` (unplaced or eliminated seats are -1)."""
+        return Position(
+            rules=self._spec.rules,
+            width=self._board.width,
+            height=self._board.height,
+            cards=tuple(self._cards),
+            collapsed=self._collapsed,
+            pawns=tuple(p if p >= 0 else -1 for p in self._pawns),
+            to_move=self._turn,
+        )
+
+    def position(self) -> str:
+        """The compact position notation (ruling 9), e.g. ``"J1a2/3c4J/1234/2314 0,7 0"``.
+
+        Three space-separated fields: the board one character per card, rows
+        separated by ``/`` (face up ``J1234``; collapsed ``j a b c d`` for J, 1, 2,
+        3, 4); the pawns' cells in seat order (``?`` not yet placed in Player's
+        Choice, ``xN`` eliminated as the N-th player out); the seat to move.
+        """
+        chars = [
+            (_COLLAPSED_CHARS if self._collapsed >> i & 1 else CARD_CHARS)[v]
+            for i, v in enumerate(self._cards)
+        ]
+        w = self._board.width
+        rows = ["".join(chars[r * w : (r + 1) * w]) for r in range(self._board.height)]
+        marks = []
+        for s, p in enumerate(self._pawns):
+            if p == UNPLACED:
+                marks.append("?")
+            elif p == OUT:
+                marks.append(f"x{self._eliminated.index(s) + 1}")
+            else:
+                marks.append(str(p))
+        return f"{'/'.join(rows)} {','.join(marks)} {self._turn}"
+
+    @classmethod
+    def from_position(
+        cls,
+        text: str | Position,
+        rules: str | None = None,
+        variant: str | None = None,
+        players: int | None = None,
+        options: dict[str, Any] | None = None,
+        seed: int | None = None,
+    ) -> Self:
+        """A game starting from a position string (or a :class:`Position`).
+
+        The game's :meth:`setup` is then that position, so records replay.
+        """
+        if isinstance(text, Position):
+            return cls._from_primitive(text, variant, options)
+        parts = text.split()
+        if len(parts) != 3:
+            raise NotationError(f"position {text!r}: expected 'BOARD PAWNS TO_MOVE'")
+        board_text, pawn_text, turn_text = parts
+        rows = board_text.split("/")
+        if len(rows) == 1:  # a square board may be written without '/'
+            side = math.isqrt(len(board_text))
+            if side * side != len(board_text):
+                raise NotationError(f"position {text!r}: separate the board's rows with '/'")
+            rows = [board_text[i : i + side] for i in range(0, len(board_text), side)]
+        w = len(rows[0])
+        if any(len(r) != w for r in rows):
+            raise NotationError(f"position {text!r}: rows have different lengths")
+        flat = "".join(rows)
+        cards: list[int] = []
+        collapsed = 0
+        for i, ch in enumerate(flat):
+            if ch in CARD_CHARS:
+                cards.append(CARD_CHARS.index(ch))
+            elif ch in _COLLAPSED_CHARS:
+                cards.append(_COLLAPSED_CHARS.index(ch))
+                collapsed |= 1 << i
+            else:
+                raise NotationError(f"position {text!r}: bad card {ch!r}")
+        h = len(rows)
+        parsed = (cards, w, h)
+        pawns: list[int] = []
+        out_rank: dict[int, int] = {}
+        for s, mark in enumerate(pawn_text.split(",")):
+            if mark == "?":
+                pawns.append(UNPLACED)
+            elif mark.startswith("x") and mark[1:].isdigit():
+                pawns.append(OUT)
+                out_rank[s] = int(mark[1:])
+            elif mark.isdigit() and int(mark) < w * h:
+                pawns.append(int(mark))
+            else:
+                raise NotationError(f"position {text!r}: bad pawn {mark!r}")
+        if not turn_text.isdigit() or int(turn_text) >= len(pawns):
+            raise NotationError(f"position {text!r}: bad seat to move {turn_text!r}")
+        spec = make_spec(rules, variant, players or len(pawns), options, deal=parsed)
+        if len(pawns) != spec.players:
+            raise SetupError(f"position has {len(pawns)} pawns, variant needs {spec.players}")
+        check_deal(cards, w, h, spec.deck)
+        eliminated = sorted(out_rank, key=out_rank.__getitem__)
+        if sorted(out_rank.values()) != list(range(1, len(out_rank) + 1)):
+            raise NotationError(f"position {text!r}: elimination ranks must be 1..N")
+        if UNPLACED in pawns and not spec.choice:
+            raise SetupError("unplaced pawns ('?') only exist in players-choice")
+        return cls._assemble(spec, cards, collapsed, pawns, int(turn_text), eliminated, seed, text)
+
+    @classmethod
+    def _from_primitive(
+        cls, pos: Position, variant: str | None, options: dict[str, Any] | None
+    ) -> Self:
+        spec = make_spec(
+            pos.rules,
+            variant,
+            len(pos.pawns),
+            options,
+            deal=(list(pos.cards), pos.width, pos.height),
+        )
+        pawns = list(pos.pawns)
+        eliminated = [s for s, p in enumerate(pawns) if p < 0]
+        if eliminated and spec.choice:
+            pawns = [UNPLACED if p < 0 else p for p in pawns]
+            eliminated = []
+        game = cls._assemble(
+            spec, list(pos.cards), pos.collapsed, pawns, pos.to_move, eliminated, None, ""
+        )
+        game._setup = game.position()
+        return game
+
+    @classmethod
+    def _assemble(
+        cls,
+        spec: Spec,
+        cards: list[int],
+        collapsed: int,
+        pawns: list[int],
+        turn: int,
+        eliminated: list[int],
+        seed: int | None,
+        setup: str,
+    ) -> Self:
+        self = object.__new__(cls)
+        self._spec = spec
+        self._board = board(spec.deck.width, spec.deck.height)
+        self._tables = _tables_for(self._board, spec.rules)
+        self._cards = list(cards)
+        self._collapsed = collapsed
+        self._pawns = list(pawns)
+        placed = [p for p in pawns if p >= 0]
+        if len(set(placed)) != len(placed):
+            raise SetupError("two pawns on one card")
+        if any(collapsed >> p & 1 for p in placed):
+            raise SetupError("a pawn stands on a collapsed card")
+        if pawns[turn] == OUT:
+            raise SetupError("the seat to move is out of the game")
+        self._occupied = sum(1 << p for p in placed)
+        self._turn = turn
+        self._eliminated = list(eliminated)
+        self._seed = seed
+        self._history = []
+        self._undo = []
+        self._result = None
+        self._legal = []
+        self._exit = -1
+        if spec.solo:
+            jacks = [i for i, v in enumerate(cards) if v == JACK and not collapsed >> i & 1]
+            others = [j for j in jacks if j != pawns[0]]
+            self._exit = others[0] if others else pawns[0]
+            if self._exit == pawns[0]:
+                solved = collapsed | (1 << self._exit) == self._board.full
+                self._result = Result(
+                    winner=0 if solved else None,
+                    order=(0,),
+                    reason="solved" if solved else "failed",
+                )
+        if self._result is None:
+            self._settle()
+        self._setup = self.position()
+        return self
+
+    # -- text and structured views ---------------------------------------------
+    def render(self) -> str:
+        """A plain-text board: ``R3`` red pawn on a 3, ``.`` collapsed, ``E`` solo exit."""
+        letters = "P" if self._spec.solo else "RBGY"
+        w = self._board.width
+        lines = []
+        for r in range(self._board.height):
+            cells = []
+            for q in range(w):
+                i = r * w + q
+                if self._collapsed >> i & 1:
+                    cells.append(" .")
+                    continue
+                mark = " "
+                for s, p in enumerate(self._pawns):
+                    if p == i:
+                        mark = letters[s]
+                if self._spec.solo and i == self._exit and mark == " ":
+                    mark = "E"
+                cells.append(mark + CARD_CHARS[self._cards[i]])
+            lines.append(" ".join(cells))
+        names = self.seat_names()
+        if self._result is not None:
+            res = self._result
+            if self._spec.solo:
+                lines.append(f"puzzle {res.reason}")
+            else:
+                lines.append(
+                    f"{names[res.winner]} wins ({res.reason}); order: "
+                    + ", ".join(names[s] for s in res.order)
+                )
+        else:
+            steps = self.steps()
+            what = "choose a start card" if steps == "place" else f"move {steps}"
+            lines.append(f"{names[self._turn]} to {what}")
+        return "\n".join(lines)
+
+    def view(self) -> dict[str, Any]:
+        """Structured data for clients: cards, collapsed cells, pawns, turn, moves, paths."""
+        names = self.seat_names()
+        over = self._result is not None
+        placing = not over and self._pawns[self._turn] == UNPLACED
+        return {
+            "game": self.name,
+            "rules": self.rules,
+            "rules_version": self.rules_version,
+            "variant": self.variant,
+            "width": self._board.width,
+            "height": self._board.height,
+            "cards": [CARD_CHARS[v] for v in self._cards],
+            "collapsed": [i for i in range(self._board.cells) if self._collapsed >> i & 1],
+            "pawns": [p if p >= 0 else None for p in self._pawns],
+            "seats": names,
+            "eliminated": list(self._eliminated),
+            "exit": self.exit_cell,
+            "phase": "over" if over else ("place" if placing else "move"),
+            "to_move": None if over else self._turn,
+            "steps": self.steps(),
+            "legal_moves": self.legal_moves(),
+            "legal_cells": list(self._legal) if not over else [],
+            "paths": {str(d): p for d, p in self.paths().items()} if not over else {},
+            "position": self.position(),
+            "history": self.history,
+            "result": None if self._result is None else self._result.to_dict(),
+        }
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "game": self.name,
+            "rules": self.rules,
+            "variant": self.variant,
+            "players": self.num_players,
+            "options": self.options(),
+            "seed": self._seed,
+            "setup": self._setup,
+            "moves": self.history,
+            "position": self.position(),
+        }
+
+    @classmethod
+    def restore(cls, data: dict[str, Any]) -> Self:
+        game = cls.from_setup(
+            data["setup"],
+            rules=data["rules"],
+            variant=data["variant"],
+            players=data.get("players"),
+            options=data.get("options") or None,
+            seed=data.get("seed"),
+        )
+        for move in data.get("moves", []):
+            game.play(move)
+        if "position" in data and game.position() != data["position"]:
+            raise NotationError("snapshot does not replay to its recorded position")
+        return game
+
+
+_TABLE_CACHE: dict[tuple[int, int, str], tuple[tuple[Table, ...], ...]] = {}
+
+
+def _tables_for(b: Board, rules: str) -> tuple[tuple[Table, ...], ...]:
+    """Step tables indexed by card value: a jack moves 1 (standard) or 1-4 (classic)."""
+    key = (b.width, b.height, rules)
+    tables = _TABLE_CACHE.get(key)
+    if tables is None:
+        jack = b.upto[4] if rules == "classic" else b.exact[1]
+        tables = (jack, b.exact[1], b.exact[2], b.exact[3], b.exact[4])
+        _TABLE_CACHE[key] = tables
+    return tables
+
+
+def solo_count(game: CollapsiGame) -> tuple[int, int]:
+    """Solo: (winning lines, all complete lines) from this position, by full search."""
+    res = game.result()
+    if res is not None:
+        return (1 if res.reason == "solved" else 0), 1
+    wins = total = 0
+    for d in list(game.legal_cells()):
+        shifts = range(4) if game._spec.shifting else (-1,)
+        for s in shifts:
+            game._advance(d, s)
+            game._history.append("")
+            w, t = solo_count(game)
+            game.undo()
+            wins += w
+            total += t
+    return wins, total
