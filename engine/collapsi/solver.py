@@ -1,0 +1,594 @@
+"""Perfect play for two-player Collapsi positions, under either rule set, on any board size.
+
+Two questions are answered for any position (not only deals):
+
+* who wins with perfect play (:func:`solve_winner`), and
+* how long the game lasts under *game-length-perfect* play, where the winner
+  shortens the game and the loser prolongs it (:func:`solve_length`), with
+  the value of every legal move (:func:`analyse`).
+
+Why it is fast enough in pure Python:
+
+* Cards never change, only the collapsed mask and the two pawn cells do, so a
+  position inside one search is the int ``collapsed << 2B | mover << B | other``.
+  The game is symmetric between the seats, so values are kept from the
+  mover's point of view and no side-to-move bit is needed.
+* Move tables: every self-avoiding torus walk of 1-4 steps from every cell is
+  enumerated once per board shape and grouped by destination with its minimal
+  masks of entered cells (ruling 2). The destinations for a given collapsed
+  mask are then memoised on the collapsed cells the walks can touch, so move
+  generation is one dict lookup. These tables are deal-independent.
+* Game-length values are stored as +/- "face-up cards at the end" (the paper's
+  score): that number is path-independent, so negamax needs no ply
+  adjustment and transposition-table values stay exact.
+* Win/loss first (a boolean search with a transposition table, immediate-win
+  detection, enhanced transposition cutoffs and mobility ordering), then the
+  length search inside the window the known sign allows, pruning children
+  whose sign is already known to be useless.
+* Budgets: when a search grows beyond ``max_nodes`` positions or ``max_seconds``
+  it raises :class:`SolverBudgetExceeded`; callers then fall back on a
+  depth-limited search.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from engine.base import NotationError, SetupError
+from engine.collapsi.position import JACK, Position
+
+__all__ = [
+    "Analysis",
+    "Solver",
+    "SolverBudgetExceeded",
+    "analyse",
+    "canonical_deal",
+    "legal_destinations",
+    "parse_deal",
+    "play",
+    "solve_length",
+    "solve_winner",
+]
+
+RULE_SETS = ("standard", "classic")
+DEFAULT_MAX_NODES = 3_000_000
+
+
+class SolverBudgetExceeded(Exception):
+    """The position could not be solved within the node or time budget."""
+
+    def __init__(self, nodes: int, seconds: float) -> None:
+        super().__init__(f"unsolved: budget exceeded after {nodes} positions, {seconds:.2f} s")
+        self.nodes = nodes
+        self.seconds = seconds
+
+
+# ---------------------------------------------------------------------------
+# Move tables (ruling 2): self-avoiding walks on the torus, by destination
+# ---------------------------------------------------------------------------
+
+
+class MoveTables:
+    """Deal-independent move tables for one board shape and rule set.
+
+    ``dests(cell, value, collapsed)`` returns the destinations a pawn on ``cell``
+    holding card ``value`` can reach when ``collapsed`` cells are face down,
+    ignoring the other pawn (the caller drops its cell: a move may pass
+    through the other pawn but not end there).
+    """
+
+    def __init__(self, width: int, height: int, rules: str) -> None:
+        if rules not in RULE_SETS:
+            raise SetupError(f"unknown rule set {rules!r} (expected one of {', '.join(RULE_SETS)})")
+        self.width = width
+        self.height = height
+        self.rules = rules
+        n = width * height
+        self.neighbours: list[tuple[int, ...]] = []
+        for cell in range(n):
+            r, c = divmod(cell, width)
+            self.neighbours.append(
+                (
+                    ((r - 1) % height) * width + c,
+                    ((r + 1) % height) * width + c,
+                    r * width + (c - 1) % width,
+                    r * width + (c + 1) % width,
+                )
+            )
+        # (cell * 5 + value) -> ((dest, (mask, ...)), ...), relevant mask, memo
+        self.groups: list[tuple[tuple[int, tuple[int, ...]], ...]] = []
+        self.relevant: list[int] = []
+        self.memo: list[dict[int, tuple[int, ...]]] = []
+        for cell in range(n):
+            for value in range(5):
+                steps = (1, 2, 3, 4) if value == JACK and rules == "classic" else (value or 1,)
+                by_dest: dict[int, set[int]] = {}
+                for k in steps:
+                    self._walks(cell, k, cell, 1 << cell, 0, by_dest)
+                groups = []
+                rel = 0
+                for dest in sorted(by_dest):
+                    masks = sorted(by_dest[dest], key=lambda m: (m.bit_count(), m))
+                    minimal: list[int] = []
+                    for m in masks:
+                        if not any(p & m == p for p in minimal):
+                            minimal.append(m)
+                    groups.append((dest, tuple(minimal)))
+                    for m in minimal:
+                        rel |= m
+                self.groups.append(tuple(groups))
+                self.relevant.append(rel)
+                self.memo.append({})
+
+    def _walks(
+        self, at: int, left: int, start: int, entered: int, mask: int, out: dict[int, set[int]]
+    ) -> None:
+        for nxt in self.neighbours[at]:
+            b = 1 << nxt
+            if entered & b:
+                continue
+            if left == 1:
+                out.setdefault(nxt, set()).add(mask | b)
+            else:
+                self._walks(nxt, left - 1, start, entered | b, mask | b, out)
+
+    def dests(self, cell: int, value: int, collapsed: int) -> tuple[int, ...]:
+        idx = cell * 5 + value
+        key = collapsed & self.relevant[idx]
+        memo = self.memo[idx]
+        got = memo.get(key)
+        if got is None:
+            got = tuple(d for d, masks in self.groups[idx] if any(not (m & key) for m in masks))
+            if len(memo) > 200_000:
+                memo.clear()
+            memo[key] = got
+        return got
+
+
+_TABLES: dict[tuple[int, int, str], MoveTables] = {}
+
+
+def tables_for(width: int, height: int, rules: str) -> MoveTables:
+    """The (cached, deal-independent) move tables of a board shape and rule set."""
+    key = (width, height, rules)
+    t = _TABLES.get(key)
+    if t is None:
+        t = _TABLES[key] = MoveTables(width, height, rules)
+    return t
+
+
+# ---------------------------------------------------------------------------
+# Positions: validation, deals, moves
+# ---------------------------------------------------------------------------
+
+
+def _check(pos: Position) -> None:
+    if pos.rules not in RULE_SETS:
+        raise SetupError(f"unknown rule set {pos.rules!r} (expected one of {', '.join(RULE_SETS)})")
+    if pos.width < 1 or pos.height < 1 or len(pos.cards) != pos.width * pos.height:
+        raise SetupError("the cards do not fill a width x height board")
+    if any(v not in (0, 1, 2, 3, 4) for v in pos.cards):
+        raise SetupError("card values must be 0 (jack) or 1-4")
+    if len(pos.pawns) != 2:
+        raise SetupError("the solver handles two-player positions only")
+    n = pos.width * pos.height
+    a, b = pos.pawns
+    if not (0 <= a < n and 0 <= b < n) or a == b:
+        raise SetupError("both pawns must stand on distinct cells of the board")
+    if pos.collapsed >> n or pos.collapsed & ((1 << a) | (1 << b)):
+        raise SetupError("a pawn stands on a collapsed card, or the mask is off the board")
+    if pos.to_move not in (0, 1):
+        raise SetupError("to_move must be seat 0 or 1")
+
+
+def legal_destinations(pos: Position) -> tuple[int, ...]:
+    """The cells the side to move may move to (ruling 2), ascending."""
+    _check(pos)
+    me, opp = pos.pawns[pos.to_move], pos.pawns[1 - pos.to_move]
+    t = tables_for(pos.width, pos.height, pos.rules)
+    return tuple(d for d in t.dests(me, pos.cards[me], pos.collapsed) if d != opp)
+
+
+def play(pos: Position, dest: int) -> Position:
+    """The position after the side to move moves to ``dest`` (its start card collapses)."""
+    if dest not in legal_destinations(pos):
+        from engine.base import IllegalMove
+
+        raise IllegalMove(f"cell {dest} is not a legal destination here")
+    pawns = list(pos.pawns)
+    start = pawns[pos.to_move]
+    pawns[pos.to_move] = dest
+    return Position(
+        pos.rules,
+        pos.width,
+        pos.height,
+        pos.cards,
+        pos.collapsed | (1 << start),
+        tuple(pawns),
+        1 - pos.to_move,
+    )
+
+
+_CARD_CHARS = {"J": JACK, "1": 1, "A": 1, "2": 2, "3": 3, "4": 4}
+
+
+def parse_deal(deal: str, rules: str = "standard", width: int = 0, height: int = 0) -> Position:
+    """A deal in the compact notation (one character per card, row-major, ``J``/``1``-``4``).
+
+    The first jack is red's (seat 0) start, the second blue's; red moves first.
+    A square board is assumed unless ``width``/``height`` are given.
+    """
+    text = deal.strip().upper()
+    n = len(text)
+    if not width and not height:
+        side = round(n**0.5)
+        if side * side != n:
+            raise NotationError(f"deal {deal!r}: {n} cards do not make a square board")
+        width = height = side
+    elif not height:
+        height = n // width if width else 0
+    elif not width:
+        width = n // height
+    if width * height != n or n == 0:
+        raise NotationError(f"deal {deal!r}: {n} cards do not fill a {width}x{height} board")
+    try:
+        cards = tuple(_CARD_CHARS[ch] for ch in text)
+    except KeyError as exc:
+        raise NotationError(f"deal {deal!r}: unknown card {exc.args[0]!r} (use J, 1-4)") from None
+    jacks = [i for i, v in enumerate(cards) if v == JACK]
+    if len(jacks) != 2:
+        raise NotationError(f"deal {deal!r}: a two-player deal needs exactly 2 jacks")
+    pos = Position(rules, width, height, cards, 0, (jacks[0], jacks[1]), 0)
+    _check(pos)
+    return pos
+
+
+def canonical_deal(cards: Iterable[int], width: int, height: int) -> tuple[int, ...]:
+    """The least of a deal's images under torus translations and reflections.
+
+    Rotating rows or columns of the torus, mirroring it, and (on square boards)
+    transposing it changes nothing strategic, so equal canonical forms mean
+    equal game values. The two start cells are the first and second jack, so
+    only layouts are compared here; the caller fixes who starts where.
+    """
+    cards = tuple(cards)
+    best = cards
+    transforms = [(False, False, False), (True, False, False), (False, True, False)]
+    transforms.append((True, True, False))
+    if width == height:
+        transforms += [(fr, fc, True) for fr, fc, _ in transforms]
+    for dr in range(height):
+        for dc in range(width):
+            for flip_r, flip_c, transpose in transforms:
+                img = [0] * len(cards)
+                for cell, v in enumerate(cards):
+                    r, c = divmod(cell, width)
+                    r = (-r if flip_r else r) + dr
+                    c = (-c if flip_c else c) + dc
+                    r %= height
+                    c %= width
+                    if transpose:
+                        r, c = c, r
+                    img[r * width + c] = v
+                t = tuple(img)
+                if t < best:
+                    best = t
+    return best
+
+
+# ---------------------------------------------------------------------------
+# The search
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Analysis:
+    """Everything :func:`analyse` finds out about one position.
+
+    ``plies`` counts the plies still to be played under game-length-perfect
+    play (0 when the side to move has no move); ``moves`` maps each legal
+    destination to the same count if that move is played now.
+    """
+
+    to_move: int
+    winner: int
+    plies: int
+    moves: dict[int, int] = field(default_factory=dict)
+    nodes: int = 0
+
+    @property
+    def best_moves(self) -> list[int]:
+        return [d for d, p in self.moves.items() if p == self.plies]
+
+
+class Solver:
+    """One search context: a board's fixed cards, its move tables and transposition tables.
+
+    Reuse one solver for many positions of the same deal (a bot playing a
+    game); a new deal needs a new solver. Not thread-safe.
+    """
+
+    def __init__(
+        self,
+        rules: str,
+        width: int,
+        height: int,
+        cards: tuple[int, ...],
+        *,
+        max_nodes: int = DEFAULT_MAX_NODES,
+        max_seconds: float | None = None,
+    ) -> None:
+        self.rules = rules
+        self.width = width
+        self.height = height
+        self.cards = tuple(cards)
+        self.tables = tables_for(width, height, rules)
+        self.max_nodes = max_nodes
+        self.max_seconds = max_seconds
+        self.wtt: dict[int, bool] = {}
+        self.ltt: dict[int, tuple[int, int]] = {}
+        self._deadline = 0.0
+        self._start = 0.0
+        self._shift = max(1, (width * height - 1).bit_length())
+        self._win = self._build_win()
+        self._value = self._build_value()
+
+    @classmethod
+    def for_position(cls, pos: Position, **budget: float) -> Solver:
+        _check(pos)
+        return cls(pos.rules, pos.width, pos.height, pos.cards, **budget)  # type: ignore[arg-type]
+
+    def _begin(self) -> None:
+        self._start = time.perf_counter()
+        self._deadline = (
+            self._start + self.max_seconds if self.max_seconds is not None else float("inf")
+        )
+
+    def _over_budget(self) -> None:
+        nodes = len(self.wtt) + len(self.ltt)
+        elapsed = time.perf_counter() - self._start
+        if nodes > self.max_nodes or elapsed > (self._deadline - self._start):
+            raise SolverBudgetExceeded(nodes, elapsed)
+
+    # -- win/loss -------------------------------------------------------------
+    def wins(self, collapsed: int, me: int, opp: int) -> bool:
+        """Whether the mover (on ``me``) wins against the pawn on ``opp``."""
+        self._begin()
+        return self._win(collapsed, me, opp)
+
+    def _build_win(self):
+        s = self._shift
+        s2 = s + s
+        tt = self.wtt
+        cards = self.cards
+        tabs = self.tables
+        rel = tabs.relevant
+        memo = tabs.memo
+        check_every = 4095
+        max_nodes = self.max_nodes
+
+        def gen(cell: int, col: int) -> tuple[int, ...]:
+            idx = cell * 5 + cards[cell]
+            key = col & rel[idx]
+            got = memo[idx].get(key)
+            if got is None:
+                got = tabs.dests(cell, cards[cell], col)
+            return got
+
+        over = self._over_budget
+
+        def win(col: int, me: int, opp: int) -> bool:
+            key = (col << s2) | (me << s) | opp
+            r = tt.get(key)
+            if r is not None:
+                return r
+            ds = gen(me, col)
+            nc = col | (1 << me)
+            od = gen(opp, nc)
+            nod = len(od)
+            if nod == 0:
+                # whatever we play, the opponent is stuck: a win if we can move at all
+                r = len(ds) > (opp in ds)
+                tt[key] = r
+                return r
+            if nod == 1 and od[0] in ds and od[0] != opp:
+                tt[key] = True
+                return True
+            base = nc << s2 | opp << s
+            kids = []
+            for d in ds:
+                if d == opp:
+                    continue
+                cr = tt.get(base | d)
+                if cr is False:
+                    tt[key] = True
+                    return True
+                if cr is None:
+                    # order: fewest replies for the opponent, then most room for us later
+                    kids.append((nod - (d in od), -len(gen(d, nc)), d))
+            kids.sort()
+            for _, _, d in kids:
+                if not win(nc, opp, d):
+                    tt[key] = True
+                    return True
+            tt[key] = False
+            if not (len(tt) & check_every) and (
+                len(tt) > max_nodes or time.perf_counter() > self._deadline
+            ):
+                over()
+            return False
+
+        return win
+
+    # -- game length ----------------------------------------------------------
+    def value(self, collapsed: int, me: int, opp: int, alpha: int, beta: int) -> int:
+        """Game-length value from the mover's side: +/- face-up cards at the end.
+
+        Positive when the mover wins. Exact when ``alpha < v < beta``; otherwise
+        a bound on the correct side (fail-soft alpha-beta).
+        """
+        self._begin()
+        return self._value(collapsed, me, opp, alpha, beta)
+
+    def _build_value(self):
+        s = self._shift
+        s2 = s + s
+        wtt = self.wtt
+        ltt = self.ltt
+        cards = self.cards
+        tabs = self.tables
+        rel = tabs.relevant
+        memo = tabs.memo
+        n = self.width * self.height
+        check_every = 4095
+        max_nodes = self.max_nodes
+        win = self._win
+        over = self._over_budget
+
+        def gen(cell: int, col: int) -> tuple[int, ...]:
+            idx = cell * 5 + cards[cell]
+            got = memo[idx].get(col & rel[idx])
+            if got is None:
+                got = tabs.dests(cell, cards[cell], col)
+            return got
+
+        def val(col: int, me: int, opp: int, faces: int, alpha: int, beta: int) -> int:
+            key = (col << s2) | (me << s) | opp
+            e = ltt.get(key)
+            if e is not None:
+                lo, hi = e
+                if lo >= beta:
+                    return lo
+                if hi <= alpha:
+                    return hi
+                if lo == hi:
+                    return lo
+            else:
+                # a win ends with at most faces-1 cards up, a loss at worst now
+                lo, hi = -faces, faces - 1
+            w = wtt.get(key)
+            if w is None:
+                w = win(col, me, opp)
+            if w:
+                if lo < 2:
+                    lo = 2
+            elif hi > -2:
+                hi = -2
+            if lo >= beta:
+                return lo
+            if hi <= alpha:
+                return hi
+            a = alpha if alpha > lo - 1 else lo - 1
+            b = beta if beta < hi + 1 else hi + 1
+            ds = gen(me, col)
+            nc = col | (1 << me)
+            base = nc << s2 | opp << s
+            kids = []
+            for d in ds:
+                if d == opp:
+                    continue
+                ck = base | d
+                cw = wtt.get(ck)
+                if cw is None:
+                    cw = win(nc, opp, d)
+                if w and cw:
+                    continue  # a winner never needs a move that hands the opponent the win
+                ce = ltt.get(ck)
+                # try the moves whose known value is best for us first
+                guess = -ce[1] if ce is not None else (faces if not cw else -faces)
+                kids.append((-guess, d))
+            if not kids:
+                # no move at all: the game ends now, the mover loses
+                r = -faces
+                ltt[key] = (r, r)
+                return r
+            kids.sort()
+            best = -n - 1
+            f1 = faces - 1
+            for _, d in kids:
+                v = -val(nc, opp, d, f1, -b, -(a if a > best else best))
+                if v > best:
+                    best = v
+                    if best >= b:
+                        break
+            if best <= a:
+                ltt[key] = (lo, best if best < hi else hi)
+            elif best >= b:
+                ltt[key] = (best if best > lo else lo, hi)
+            else:
+                ltt[key] = (best, best)
+            if not (len(ltt) & check_every) and (
+                len(ltt) + len(wtt) > max_nodes or time.perf_counter() > self._deadline
+            ):
+                over()
+            return best
+
+        def value(col: int, me: int, opp: int, alpha: int, beta: int) -> int:
+            return val(col, me, opp, n - col.bit_count(), alpha, beta)
+
+        return value
+
+
+# ---------------------------------------------------------------------------
+# Public entry points
+# ---------------------------------------------------------------------------
+
+
+def _sides(pos: Position) -> tuple[int, int]:
+    return pos.pawns[pos.to_move], pos.pawns[1 - pos.to_move]
+
+
+def solve_winner(
+    pos: Position, *, max_nodes: int = DEFAULT_MAX_NODES, max_seconds: float | None = None
+) -> int:
+    """The seat that wins ``pos`` with perfect play; raises :class:`SolverBudgetExceeded`."""
+    _check(pos)
+    solver = Solver.for_position(pos, max_nodes=max_nodes, max_seconds=max_seconds)
+    me, opp = _sides(pos)
+    return pos.to_move if solver.wins(pos.collapsed, me, opp) else 1 - pos.to_move
+
+
+def solve_length(
+    pos: Position, *, max_nodes: int = DEFAULT_MAX_NODES, max_seconds: float | None = None
+) -> tuple[int, int]:
+    """(winner seat, plies still to play) under game-length-perfect play."""
+    _check(pos)
+    solver = Solver.for_position(pos, max_nodes=max_nodes, max_seconds=max_seconds)
+    me, opp = _sides(pos)
+    faces = pos.cells - pos.collapsed.bit_count()
+    v = solver.value(pos.collapsed, me, opp, -faces - 1, faces)
+    winner = pos.to_move if v > 0 else 1 - pos.to_move
+    return winner, faces - abs(v)
+
+
+def analyse(
+    pos: Position,
+    *,
+    max_nodes: int = DEFAULT_MAX_NODES,
+    max_seconds: float | None = None,
+    solver: Solver | None = None,
+) -> Analysis:
+    """Winner, game length and the game length after each legal move of ``pos``."""
+    _check(pos)
+    if solver is None:
+        solver = Solver.for_position(pos, max_nodes=max_nodes, max_seconds=max_seconds)
+    solver._begin()
+    me, opp = _sides(pos)
+    faces = pos.cells - pos.collapsed.bit_count()
+    nc = pos.collapsed | (1 << me)
+    moves: dict[int, int] = {}
+    best = -faces  # no move: lost now
+    for d in legal_destinations(pos):
+        v = -solver._value(nc, opp, d, -faces, faces + 1)
+        moves[d] = faces - abs(v)
+        best = max(best, v)
+    winner = pos.to_move if best > 0 else 1 - pos.to_move
+    return Analysis(
+        to_move=pos.to_move,
+        winner=winner,
+        plies=faces - abs(best),
+        moves=moves,
+        nodes=len(solver.wtt) + len(solver.ltt),
+    )
