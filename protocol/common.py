@@ -40,9 +40,10 @@ Token = Annotated[
 Short = Annotated[str, StringConstraints(min_length=1, max_length=SHORT_MAX, pattern=_PRINTABLE)]
 """A short label: game, rule set, variant, seat name, software."""
 GameName = Annotated[
-    str, StringConstraints(min_length=1, max_length=SHORT_MAX, pattern=r"^[a-z0-9_.-]+$")
+    str, StringConstraints(min_length=1, max_length=SHORT_MAX, pattern=r"^[a-z0-9_.+-]+$")
 ]
-"""A game's registry name, or a rule set or variant name: lowercase letters, digits, ``_.-``."""
+"""A game's registry name, or a rule set or variant name: lowercase letters, digits and
+``_.+-`` (variants combine with ``+``, e.g. ``big-board+shifting``)."""
 Move = Annotated[str, StringConstraints(min_length=1, max_length=MOVE_MAX)]
 """One move in the game's own notation."""
 Notation = Annotated[str, StringConstraints(min_length=1, max_length=POSITION_MAX)]

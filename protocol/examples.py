@@ -96,7 +96,7 @@ def client_examples() -> list[c.ClientBase]:
         c.CreateRoom(
             id=6,
             game="collapsi",
-            variant="big-board",
+            variant="big-board+shifting",
             seats=3,
             time_control=PerMove(ms=30_000),
             private=True,
