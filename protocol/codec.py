@@ -37,9 +37,17 @@ def to_wire(msg: BaseModel) -> dict[str, Any]:
     """The message as plain data, fields in declaration order, ``type`` first.
 
     Top-level fields whose value is ``null`` are left out (``id``/``re`` when absent,
-    optional fields not set); nested ``null`` values are kept.
+    optional fields not set), and so are those of the events inside a ``catch_up``;
+    other nested ``null`` values are kept.
     """
     data = msg.model_dump(mode="json")
+    events = data.get("events")
+    if data.get("type") == "catch_up" and isinstance(events, list):
+        data["events"] = [_drop_nulls(event) for event in events]
+    return _drop_nulls(data)
+
+
+def _drop_nulls(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if v is not None}
 
 

@@ -116,3 +116,10 @@ def test_unknown_error_codes_from_a_newer_server_are_kept() -> None:
     assert err.stays_open
     assert err.close_code is None
     assert decode_server(encode(err.to_message())).code == "some_future_code"
+
+
+def test_events_inside_catch_up_omit_null_envelope_fields() -> None:
+    catch_up = next(m for m in SERVER if m.type == "catch_up")
+    for event in to_wire(catch_up)["events"]:
+        assert "re" not in event
+        assert event["seq"] >= 1
