@@ -78,8 +78,11 @@ def _sides(move: int) -> tuple[tuple[int, int], ...]:
 LINES: tuple[tuple[int, ...], ...] = tuple(_line_cells(m) for m in range(MOVES))
 SIDES: tuple[tuple[tuple[int, int], ...], ...] = tuple(_sides(m) for m in range(MOVES))
 NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(_neighbours(c) for c in range(CELLS))
-#: the line a move pushes: 0-6 rows, 7-13 columns (a row pushed left or right is one line)
-LINE_OF: tuple[int, ...] = tuple((m // 14) * SIZE + m % SIZE for m in range(MOVES))
+#: bit mask of the cells a push's outcome depends on: its line and the cells beside it
+DEPENDS: tuple[int, ...] = tuple(
+    sum(1 << c for c in {*LINES[m], *(n for pair in SIDES[m] for n in pair)} if c < CELLS)
+    for m in range(MOVES)
+)
 
 
 # -- notation ----------------------------------------------------------------
@@ -211,13 +214,21 @@ def valid_doubles(board: Board) -> list[tuple[int, int]]:
     Only meaningful (and only legal) when :func:`valid_singles` is empty
     (ruling 13); then the first push leaves no pair, which the check of the
     second push relies on. Both pushes must change the board (ruling 11).
+    For the same reason a second push whose line and neighbours the first
+    push left untouched cannot make a pair, so it is not tried.
     """
     out = []
     for a in range(MOVES):
         after = board.copy()
         if not push(after, a):
             continue
-        out.extend((a, b) for b in range(MOVES) if push_makes_pair(after, b))
+        changed = 0
+        for c in LINES[a]:
+            if after[c] != board[c]:
+                changed |= 1 << c
+        out.extend(
+            (a, b) for b in range(MOVES) if DEPENDS[b] & changed and push_makes_pair(after, b)
+        )
     return out
 
 
