@@ -233,6 +233,9 @@ class CollectoGame(Game):
         result = self._result
         return {
             "game": self.name,
+            "rules": self.rules,
+            "rules_version": self.rules_version,
+            "variant": self.variant,
             "board": self.position(),
             "rows": [board[r * B.SIZE : (r + 1) * B.SIZE] for r in range(B.SIZE)],
             "colours": {str(c): B.COLOUR_NAMES[c] for c in range(1, B.COLOURS + 1)},
