@@ -296,7 +296,8 @@ class GameStarted(RoomEventBase):
     setup: Notation
     position: Notation
     view: JsonObject
-    to_move: Seat | None
+    to_move: Seat | None = None
+    """``null`` (left out on the wire, like every top-level null) when the deal is already over."""
     legal_moves: Moves
     clock: Clock | None = None
 
@@ -313,7 +314,8 @@ class MoveMade(RoomEventBase):
     move: Move
     position: Notation
     view: JsonObject
-    to_move: Seat | None
+    to_move: Seat | None = None
+    """``null`` (left out on the wire, like every top-level null) after the game's last move."""
     legal_moves: Moves
     clock: Clock | None = None
 
