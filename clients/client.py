@@ -1,0 +1,427 @@
+"""The async client library: everything that talks to an arena server uses it.
+
+    async with Client("ws://127.0.0.1:8765") as c:
+        await c.login("ann", token="secret")
+        state = await c.create_room("collapsi", seat=0)
+        await c.ready(state.room)
+        started = await c.next(type="game_started", room=state.room)
+        await c.move(state.room, started.legal_moves[0])
+
+Requests (``login``, ``create_room``, ``move``...) send a message with a fresh
+``id`` and wait for the reply with that ``re``; an ``error`` reply is raised as
+an :class:`ArenaError` subclass for its code (:class:`IllegalMoveError`,
+:class:`RateLimitedError`...). Everything else the server sends (room events,
+lobby events, catch-up) is kept in order: :meth:`Client.next` waits for the next
+message matching a filter. The client tracks the last ``seq`` of every room it
+is in, so :meth:`Client.reconnect` resumes the session and receives exactly the
+events it missed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from protocol import messages as m
+from protocol.codec import decode_server, encode
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.versions import PROTOCOL_VERSIONS
+
+SOFTWARE = "arena-client/0.1"
+
+
+class ArenaError(Exception):
+    """An ``error`` reply from the server (or a refused local request)."""
+
+    code: str = "error"
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        retry_after: int | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.retry_after = retry_after
+        self.details = details or {}
+
+
+class ConnectionLost(ArenaError):
+    """The connection closed while a request was waiting for its reply."""
+
+    def __init__(self, message: str = "connection closed") -> None:
+        super().__init__("connection_lost", message)
+
+
+def _class_name(code: str) -> str:
+    return "".join(part.capitalize() for part in code.split("_")) + "Error"
+
+
+#: one exception class per protocol error code, e.g. ``ERRORS["illegal_move"]``
+ERRORS: dict[str, type[ArenaError]] = {
+    code.value: type(_class_name(code.value), (ArenaError,), {"code": code.value})
+    for code in ErrorCode
+}
+IllegalMoveError = ERRORS["illegal_move"]
+NotYourTurnError = ERRORS["not_your_turn"]
+NotSeatedError = ERRORS["not_seated"]
+ForbiddenError = ERRORS["forbidden"]
+RateLimitedError = ERRORS["rate_limited"]
+GameOverError = ERRORS["game_over"]
+UnknownRoomError = ERRORS["unknown_room"]
+UnknownSessionError = ERRORS["unknown_session"]
+NameTakenError = ERRORS["name_taken"]
+
+
+def error_from(msg: m.Error) -> ArenaError:
+    cls = ERRORS.get(msg.code, ArenaError)
+    return cls(msg.code, msg.message, msg.retry_after, msg.details)
+
+
+class RoomTrack:
+    """What the client knows of one room: its last seq, latest snapshot, events since."""
+
+    def __init__(self) -> None:
+        self.seq = 0
+        self.state: m.RoomState | None = None
+        self.events: list[Any] = []
+        #: (expected seq, received seq) whenever an event arrived out of order
+        self.gaps: list[tuple[int, int]] = []
+
+
+class Client:
+    def __init__(
+        self,
+        url: str,
+        *,
+        binary: bool = True,
+        software: str = SOFTWARE,
+        keep_events: bool = True,
+        max_size: int = 1 << 20,
+        open_timeout: float = 10.0,
+    ) -> None:
+        self.url = url
+        self.binary = binary
+        self.software = software
+        self.keep_events = keep_events
+        self.max_size = max_size
+        self.open_timeout = open_timeout
+        self.ws: ClientConnection | None = None
+        self.welcome: m.Welcome | None = None
+        self.player: m.Player | None = None
+        self.session: str | None = None
+        self.resume_token: str | None = None
+        self.rooms: dict[str, RoomTrack] = {}
+        self.closed: asyncio.Event = asyncio.Event()
+        self.close_code: int | None = None
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._inbox: list[Any] = []
+        self._pos = 0
+        self._arrived = asyncio.Event()
+        self._reader: asyncio.Task[None] | None = None
+
+    # -- connection ---------------------------------------------------------------------
+    async def connect(self) -> m.Welcome:
+        """Open the connection and say hello; returns the server's ``welcome``."""
+        self.closed = asyncio.Event()
+        self.close_code = None
+        self.ws = await connect(
+            self.url,
+            max_size=self.max_size,
+            open_timeout=self.open_timeout,
+            compression=None,
+            ping_interval=20,
+            ping_timeout=20,
+        )
+        self._reader = asyncio.create_task(self._read_loop())
+        welcome = await self.request(
+            m.Hello(versions=list(PROTOCOL_VERSIONS), software=self.software)
+        )
+        self.welcome = welcome
+        if self.resume_token is None:
+            self.session, self.resume_token = welcome.session, welcome.resume_token
+        return welcome
+
+    async def __aenter__(self) -> Client:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Close politely (the server keeps the session for its grace period)."""
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await self.ws.close()
+        if self._reader is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+
+    def abort(self) -> None:
+        """Drop the TCP connection without a goodbye, as a crash or network failure would."""
+        if self.ws is not None and self.ws.transport is not None:
+            self.ws.transport.abort()
+
+    async def reconnect(self) -> m.Resumed:
+        """Open a new connection and resume the session, catching up every room by seq."""
+        if self.resume_token is None:
+            raise ArenaError("no_session", "nothing to resume: connect first")
+        await self.close()
+        await self.connect()
+        cursors = [m.RoomCursor(room=r, seq=t.seq) for r, t in self.rooms.items()]
+        resumed = await self.request(m.Resume(token=self.resume_token, rooms=cursors[:64]))
+        self.session, self.resume_token = resumed.session, resumed.resume_token
+        self.player = resumed.player
+        return resumed
+
+    async def _read_loop(self) -> None:
+        assert self.ws is not None
+        ws = self.ws
+        try:
+            async for frame in ws:
+                try:
+                    msg = decode_server(frame, _CLIENT_LIMITS)
+                except ProtocolError:
+                    continue  # a newer server's message we cannot read
+                self._receive(msg)
+        except ConnectionClosed:
+            pass
+        finally:
+            self.close_code = ws.close_code
+            for fut in self._pending.values():
+                if not fut.done():
+                    fut.set_exception(ConnectionLost(f"closed with {ws.close_code}"))
+            self._pending.clear()
+            self.closed.set()
+            self._arrived.set()
+
+    def _receive(self, msg: Any) -> None:
+        re = getattr(msg, "re", None)
+        if isinstance(msg, m.RoomState):
+            track = self.rooms.setdefault(msg.room, RoomTrack())
+            track.state = msg
+            track.seq = max(track.seq, msg.seq)
+        elif isinstance(msg, m.CatchUp):
+            for ev in msg.events:
+                self._room_event(ev)
+        elif msg.type in m.ROOM_EVENT_TYPES:
+            self._room_event(msg)
+        if re is not None and re in self._pending:
+            fut = self._pending.pop(re)
+            if not fut.done():
+                if isinstance(msg, m.Error):
+                    fut.set_exception(error_from(msg))
+                else:
+                    fut.set_result(msg)
+        self._inbox.append(msg)
+        self._arrived.set()
+
+    def _room_event(self, ev: Any) -> None:
+        track = self.rooms.setdefault(ev.room, RoomTrack())
+        if ev.seq <= track.seq and track.state is not None and ev.seq <= track.state.seq:
+            return  # already reflected in the snapshot
+        if ev.seq <= track.seq:
+            return  # a duplicate
+        if ev.seq != track.seq + 1 and (track.seq or track.state is not None):
+            track.gaps.append((track.seq + 1, ev.seq))
+        track.seq = ev.seq
+        if self.keep_events:
+            track.events.append(ev)
+
+    # -- requests ---------------------------------------------------------------------------
+    async def send(self, msg: BaseModel) -> None:
+        """Send without waiting for a reply."""
+        if self.ws is None:
+            raise ConnectionLost("not connected")
+        try:
+            await self.ws.send(encode(msg, binary=self.binary))
+        except ConnectionClosed as exc:
+            raise ConnectionLost(str(exc)) from None
+
+    async def request(self, msg: BaseModel, timeout: float = 10.0) -> Any:
+        """Send ``msg`` with a fresh id and return the reply (raise its error)."""
+        rid = next(self._ids)
+        msg = msg.model_copy(update={"id": rid})
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = fut
+        try:
+            await self.send(msg)
+            return await asyncio.wait_for(fut, timeout)
+        finally:
+            self._pending.pop(rid, None)
+
+    async def next(
+        self,
+        type: str | tuple[str, ...] | None = None,
+        room: str | None = None,
+        where: Callable[[Any], bool] | None = None,
+        timeout: float = 10.0,
+    ) -> Any:
+        """The next message received (after those already returned) matching the filters.
+
+        Messages skipped over stay in :attr:`received`. Raises :class:`TimeoutError`,
+        or :class:`ConnectionLost` if the connection closes first.
+        """
+        types = (type,) if isinstance(type, str) else type
+
+        def ok(msg: Any) -> bool:
+            return (
+                (types is None or msg.type in types)
+                and (room is None or getattr(msg, "room", None) == room)
+                and (where is None or where(msg))
+            )
+
+        async def scan() -> Any:
+            while True:
+                while self._pos < len(self._inbox):
+                    msg = self._inbox[self._pos]
+                    self._pos += 1
+                    if ok(msg):
+                        return msg
+                if self.closed.is_set():
+                    raise ConnectionLost(f"closed with {self.close_code}")
+                self._arrived.clear()
+                await self._arrived.wait()
+
+        return await asyncio.wait_for(scan(), timeout)
+
+    @property
+    def received(self) -> list[Any]:
+        """Every message received on this client, in order (replies included)."""
+        return self._inbox
+
+    def events(self, room: str) -> list[Any]:
+        """The room events this client saw for ``room``, in seq order, without duplicates."""
+        return list(self.rooms.get(room, RoomTrack()).events)
+
+    # -- session ------------------------------------------------------------------------------
+    async def login(self, name: str, token: str | None = None, bot: bool = False) -> m.Player:
+        reply = await self.request(m.Login(name=name, token=token, bot=bot))
+        self.player = reply.player
+        return reply.player
+
+    async def logout(self) -> None:
+        await self.request(m.Logout())
+        await self.close()
+
+    async def ping(self) -> None:
+        await self.request(m.Ping())
+
+    # -- lobby ----------------------------------------------------------------------------
+    async def list_rooms(self, game: str | None = None) -> list[m.RoomSummary]:
+        return (await self.request(m.ListRooms(game=game))).rooms
+
+    async def subscribe_lobby(self, game: str | None = None) -> list[m.RoomSummary]:
+        return (await self.request(m.LobbySubscribe(game=game))).rooms
+
+    async def create_room(
+        self,
+        game: str,
+        *,
+        rules: str | None = None,
+        variant: str | None = None,
+        seats: int | None = None,
+        time_control: Any = None,
+        rated: bool = False,
+        private: bool = False,
+        seat: int | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> m.RoomState:
+        return await self.request(
+            m.CreateRoom(
+                game=game,
+                rules=rules,
+                variant=variant,
+                seats=seats,
+                time_control=time_control or m.Untimed(),
+                rated=rated,
+                private=private,
+                seat=seat,
+                options=options or {},
+            )
+        )
+
+    async def join(
+        self, room: str | None = None, *, invite: str | None = None, role: str = "player"
+    ) -> m.RoomState:
+        return await self.request(m.JoinRoom(room=room, invite=invite, role=role))
+
+    async def watch(self, room: str, since_seq: int | None = None) -> Any:
+        """Spectate; returns the ``room_state`` (or the first ``catch_up``)."""
+        return await self.request(m.Watch(room=room, since_seq=since_seq))
+
+    async def leave(self, room: str) -> None:
+        await self.request(m.LeaveRoom(room=room))
+
+    async def quick_match(
+        self,
+        game: str,
+        *,
+        rules: str | None = None,
+        variant: str | None = None,
+        time_control: Any = None,
+        rated: bool = True,
+    ) -> m.Queued:
+        return await self.request(
+            m.QuickMatch(
+                game=game,
+                rules=rules,
+                variant=variant,
+                time_control=time_control or m.Untimed(),
+                rated=rated,
+            )
+        )
+
+    async def cancel_quick_match(self) -> None:
+        await self.request(m.CancelQuickMatch())
+
+    # -- room -----------------------------------------------------------------------------
+    async def take_seat(self, room: str, seat: int | None = None) -> None:
+        await self.request(m.TakeSeat(room=room, seat=seat))
+
+    async def leave_seat(self, room: str) -> None:
+        await self.request(m.LeaveSeat(room=room))
+
+    async def ready(self, room: str, ready: bool = True) -> None:
+        await self.request(m.Ready(room=room, ready=ready))
+
+    async def move(self, room: str, move: str) -> None:
+        """Play a move; returns once the server accepted (and logged) it."""
+        await self.request(m.MakeMove(room=room, move=move))
+
+    async def resign(self, room: str) -> None:
+        await self.request(m.Resign(room=room))
+
+    async def offer_rematch(self, room: str) -> None:
+        await self.request(m.OfferRematch(room=room))
+
+    async def accept_rematch(self, room: str) -> None:
+        await self.request(m.AcceptRematch(room=room))
+
+    async def chat(self, room: str, text: str) -> None:
+        await self.request(m.Chat(room=room, text=text))
+
+    # -- records and ratings -------------------------------------------------------------------
+    async def get_record(self, record: str) -> m.Record:
+        return await self.request(m.GetRecord(record=record))
+
+    async def leaderboard(self, game: str, limit: int = 50) -> list[m.LeaderboardEntry]:
+        return (await self.request(m.GetLeaderboard(game=game, limit=limit))).entries
+
+
+from protocol.limits import DecodeLimits  # noqa: E402
+
+#: a client accepts frames as large as the server may send (snapshots of big boards)
+_CLIENT_LIMITS = DecodeLimits(max_frame_bytes=1 << 20)

@@ -1,0 +1,813 @@
+"""The arena server: sessions, lobby, quick match, rooms, records, HTTP, all on one port.
+
+:class:`Arena` holds this node's state (its rooms, the sessions connected to
+it) and talks to everything shared through :mod:`server.presence`.
+:func:`serve` runs it on a ``websockets`` server whose ``process_request``
+answers ``/healthz`` and ``/metrics`` over plain HTTP on the same port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from engine.base import SetupError, game_class, game_names, new_game
+from protocol import messages as m
+from protocol.codec import to_wire
+from protocol.errors import CloseCode, ErrorCode, ProtocolError
+from protocol.session import Phase
+from protocol.versions import PROTOCOL_VERSIONS, choose_version
+from server.connection import Connection
+from server.metrics import CONTENT_TYPE_LATEST, Metrics
+from server.outgoing import Outgoing
+from server.presence import Presence, open_presence
+from server.ratings import Rating
+from server.records import RecordStore
+from server.room import Room, RoomSettings, now_ms
+
+log = structlog.get_logger("arena.server")
+
+SOFTWARE = "collapsi-arena/0.1"
+
+
+@dataclass
+class Config:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    data_dir: str | None = None
+    presence_url: str | None = None
+    prefix: str = "arena:"
+    node: str = ""
+    #: seconds a dropped session keeps its seats before it loses by abandonment
+    grace: float = 60.0
+    max_frame_bytes: int = 64 * 1024
+    rate_burst: int = 40
+    rate_per_second: float = 20.0
+    #: refusals in a row (while rate limited) before the connection is closed as abuse
+    abuse_after: int = 200
+    out_queue: int = 512
+    ping_interval: float | None = 20.0
+    ping_timeout: float | None = 20.0
+    hello_timeout: float = 10.0
+    max_rooms_per_player: int = 8
+    #: rating gap quick match accepts at first; it widens by this much per second waited
+    match_gap: float = 150.0
+    match_widen_per_s: float = 50.0
+    lease_ttl: float = 15.0
+
+
+class Session:
+    """A session as this node knows it (its connection comes and goes)."""
+
+    def __init__(self, sid: str, token: str) -> None:
+        self.id = sid
+        self.token = token
+        self.player: dict[str, Any] | None = None
+        self.conn: Connection | None = None
+        self.rooms: set[str] = set()
+        self.queue: str | None = None
+        self.expiry: asyncio.TimerHandle | None = None
+
+    def data(self) -> dict[str, Any]:
+        return {"player": self.player, "rooms": sorted(self.rooms)}
+
+
+class Arena:
+    def __init__(self, config: Config, presence: Presence | None = None) -> None:
+        self.config = config
+        self.node = config.node or f"node-{secrets.token_hex(3)}"
+        self.presence = presence or open_presence(config.presence_url, config.prefix)
+        self.records = RecordStore(self.presence, config.data_dir)
+        self.metrics = Metrics()
+        self.rooms: dict[str, Room] = {}
+        self.invites: dict[str, str] = {}
+        self.sessions: dict[str, Session] = {}
+        self.online_names: dict[str, str] = {}  # name key -> session id
+        self.connections: set[Connection] = set()
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._games = self._game_infos()
+        self.server: Server | None = None
+        self._match_now = asyncio.Event()
+        self._background: set[asyncio.Task[Any]] = set()
+        self.log = log.bind(node=self.node)
+
+    # -- lifecycle ----------------------------------------------------------------------
+    async def start(self) -> None:
+        await self.presence.start()
+        loaded = await self.records.load()
+        self._tasks.append(asyncio.create_task(self.metrics.watch_loop_lag()))
+        self._tasks.append(asyncio.create_task(self._lobby_fanout()))
+        self._tasks.append(asyncio.create_task(self._matchmaker()))
+        self._tasks.append(asyncio.create_task(self._renew_leases()))
+        self.log.info("arena_started", records=loaded)
+
+    async def shutdown(self) -> None:
+        """Tell every client, stop the rooms, finish the writes in flight."""
+        self.log.info("arena_stopping", connections=len(self.connections))
+        for conn in list(self.connections):
+            conn.send(m.Goodbye(reason="shutdown", message="server shutting down"))
+            conn.close(CloseCode.GOING_AWAY, "server shutting down")
+        for room in list(self.rooms.values()):
+            await room.stop()
+            with contextlib.suppress(Exception):
+                await self.presence.release_room(room.id, self.node)
+        await self.records.flush()
+        if self._background:
+            await asyncio.wait(list(self._background), timeout=5)
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.presence.close()
+        self.log.info("arena_stopped")
+
+    def _game_infos(self) -> list[m.GameInfo]:
+        infos = []
+        for name in game_names():
+            cls = game_class(name)
+            sizes = []
+            for n in range(1, 9):
+                try:
+                    new_game(name, players=n, variant=self._variant_for(cls, n))
+                    sizes.append(n)
+                except SetupError:
+                    continue
+            infos.append(
+                m.GameInfo(
+                    game=name,
+                    rule_sets=list(cls.rule_sets),
+                    variants=list(cls.variants),
+                    min_players=min(sizes or [2]),
+                    max_players=max(sizes or [2]),
+                )
+            )
+        return infos
+
+    @staticmethod
+    def _variant_for(cls: Any, players: int) -> str | None:
+        if players > 2 and "big-board" in cls.variants:
+            return "big-board"
+        if players == 1 and "solo" in cls.variants:
+            return "solo"
+        return None
+
+    def spawn(self, coro: Any) -> asyncio.Task[Any]:
+        """Run ``coro`` in the background, keeping a reference; shutdown waits for it."""
+        task = asyncio.create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    # -- delivery -------------------------------------------------------------------------
+    def deliver(self, session: str, out: Outgoing) -> None:
+        s = self.sessions.get(session)
+        if s is not None and s.conn is not None:
+            s.conn.send(out)
+
+    def session_name(self, session: str) -> str | None:
+        s = self.sessions.get(session)
+        return None if s is None or s.player is None else s.player["name"]
+
+    def forget_room(self, session: str, room_id: str) -> None:
+        s = self.sessions.get(session)
+        if s is not None and room_id in s.rooms:
+            s.rooms.discard(room_id)
+            self.spawn(self._save_session(s))
+
+    async def _save_session(self, s: Session) -> None:
+        with contextlib.suppress(Exception):
+            await self.presence.update_session(s.id, s.data())
+
+    async def room_closed(self, room: Room) -> None:
+        self.rooms.pop(room.id, None)
+        if room.settings.invite:
+            self.invites.pop(room.settings.invite, None)
+        self.metrics.rooms.set(len(self.rooms))
+        await self.presence.lobby_remove(room.id)
+        await self.presence.release_room(room.id, self.node)
+        await self.presence.delete_room(room.id)
+
+    # -- connections ------------------------------------------------------------------------
+    async def handle(self, ws: ServerConnection) -> None:
+        conn = Connection(self, ws)
+        self.connections.add(conn)
+        self.metrics.connections.inc()
+        self.metrics.connections_total.inc()
+        try:
+            await conn.run()
+        finally:
+            self.connections.discard(conn)
+            self.metrics.connections.dec()
+            await self._connection_lost(conn)
+
+    async def _connection_lost(self, conn: Connection) -> None:
+        s = self.sessions.get(conn.session or "")
+        if s is None or s.conn is not conn:
+            return
+        s.conn = None
+        if s.queue is not None:
+            with contextlib.suppress(Exception):
+                await self.presence.queue_cancel(s.queue, s.id)
+            s.queue = None
+        for room_id in list(s.rooms):
+            room = self.rooms.get(room_id)
+            if room is not None:
+                room.post(room.disconnected, s.id)
+        with contextlib.suppress(Exception):
+            await self.presence.touch_session(s.id, self.config.grace)
+        loop = asyncio.get_running_loop()
+        s.expiry = loop.call_later(self.config.grace, lambda: self._expire(s))
+        conn.log.info("connection_lost", session=s.id)
+
+    def _expire(self, s: Session) -> None:
+        """The grace period ran out: the session is gone, and so are its seats."""
+        if s.conn is not None:
+            return
+        self.sessions.pop(s.id, None)
+        self.metrics.sessions.set(len(self.sessions))
+        if s.player is not None:
+            key = s.player["name"].casefold()
+            if self.online_names.get(key) == s.id:
+                del self.online_names[key]
+        for room_id in list(s.rooms):
+            room = self.rooms.get(room_id)
+            if room is not None:
+                room.post(room.session_gone, s.id)
+        self.spawn(self.presence.end_session(s.id))
+        log.info("session_expired", session=s.id)
+
+    # -- dispatch ------------------------------------------------------------------------
+    async def dispatch(self, conn: Connection, msg: Any) -> None:
+        handler = getattr(self, f"on_{msg.type}", None)
+        if handler is None:
+            raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"{msg.type} is not served here")
+        await handler(conn, msg)
+
+    def _session(self, conn: Connection) -> Session:
+        s = self.sessions.get(conn.session or "")
+        if s is None:
+            raise ProtocolError(ErrorCode.NOT_AUTHENTICATED, "no session")
+        return s
+
+    def _room(self, room_id: str) -> Room:
+        room = self.rooms.get(room_id)
+        if room is None or room.closed:
+            raise ProtocolError(ErrorCode.UNKNOWN_ROOM, f"no room {room_id}")
+        return room
+
+    # session
+    async def on_hello(self, conn: Connection, msg: m.Hello) -> None:
+        version = choose_version(msg.versions, PROTOCOL_VERSIONS)
+        sid, token = f"s{secrets.token_hex(8)}", secrets.token_urlsafe(24)
+        s = Session(sid, token)
+        await self.presence.create_session(sid, token, s.data(), ttl=86400)
+        self.sessions[sid] = s
+        s.conn = conn
+        conn.session = sid
+        conn.log = conn.log.bind(session=sid)
+        cfg = self.config
+        conn.send(
+            m.Welcome(
+                re=msg.id,
+                version=version,
+                server=m.ServerInfo(name="collapsi-arena", software=SOFTWARE, node=self.node),
+                session=sid,
+                resume_token=token,
+                limits=m.Limits(
+                    max_frame_bytes=cfg.max_frame_bytes,
+                    rate=m.Rate(burst=cfg.rate_burst, per_second=cfg.rate_per_second),
+                    max_rooms_per_player=cfg.max_rooms_per_player,
+                    resume_grace_ms=int(cfg.grace * 1000),
+                    ping_interval_ms=int((cfg.ping_interval or 0) * 1000),
+                ),
+                games=self._games,
+            )
+        )
+        conn.phase = Phase.ANONYMOUS
+        conn.log.info("hello", software=msg.software, binary=conn.binary)
+
+    async def on_login(self, conn: Connection, msg: m.Login) -> None:
+        s = self._session(conn)
+        name = msg.name.strip()
+        if not name:
+            raise ProtocolError(ErrorCode.BAD_REQUEST, "empty name")
+        key = name.casefold()
+        if msg.token is not None:
+            if not await self.presence.claim_name(name, msg.token):
+                raise ProtocolError(ErrorCode.NAME_TAKEN, f"{name} is claimed by someone else")
+        elif await self.presence.name_claimed(name):
+            raise ProtocolError(ErrorCode.NAME_TAKEN, f"{name} is claimed: log in with its token")
+        holder = self.online_names.get(key)
+        if holder is not None and holder != s.id and holder in self.sessions:
+            raise ProtocolError(ErrorCode.NAME_TAKEN, f"{name} is online already")
+        self.online_names[key] = s.id
+        s.player = {"name": name, "guest": msg.token is None, "bot": msg.bot}
+        await self.presence.update_session(s.id, s.data())
+        self.metrics.sessions.set(len(self.sessions))
+        conn.phase = Phase.AUTHENTICATED
+        conn.log.info("login", name=name, guest=msg.token is None, bot=msg.bot)
+        conn.send(m.LoggedIn(re=msg.id, player=m.Player(**s.player)))
+
+    async def on_resume(self, conn: Connection, msg: m.Resume) -> None:
+        found = await self.presence.resume_session(msg.token)
+        old = None if found is None else self.sessions.get(found[0])
+        if old is None:
+            raise ProtocolError(ErrorCode.UNKNOWN_SESSION, "no such session (or it expired)")
+        fresh = self.sessions.pop(conn.session or "", None)
+        if fresh is not None and fresh is not old:
+            self.spawn(self.presence.end_session(fresh.id))
+        if old.expiry is not None:
+            old.expiry.cancel()
+            old.expiry = None
+        if old.conn is not None and old.conn is not conn:
+            old.conn.send(m.Goodbye(reason="session_replaced"))
+            old.conn.close(CloseCode.SESSION_REPLACED, "session resumed elsewhere")
+            old.conn.session = None
+        old.conn = conn
+        conn.session = old.id
+        conn.log = conn.log.bind(session=old.id)
+        await self.presence.touch_session(old.id, 86400)
+        conn.phase = Phase.AUTHENTICATED if old.player else Phase.ANONYMOUS
+        conn.send(
+            m.Resumed(
+                re=msg.id,
+                player=m.Player(**(old.player or {"name": "anonymous", "guest": True})),
+                session=old.id,
+                resume_token=old.token,
+                rooms=sorted(old.rooms),
+            )
+        )
+        cursors = {c.room: c.seq for c in msg.rooms}
+        for room_id in sorted(old.rooms):
+            room = self.rooms.get(room_id)
+            if room is None:
+                continue
+            await room.ask(room.reconnected, old.id)
+            for reply in await room.ask(room.catch_up, old.id, cursors.get(room_id), None):
+                conn.send(reply)
+        conn.log.info("resumed", rooms=sorted(old.rooms))
+
+    async def on_logout(self, conn: Connection, msg: m.Logout) -> None:
+        s = self._session(conn)
+        for room_id in list(s.rooms):
+            room = self.rooms.get(room_id)
+            if room is not None:
+                with contextlib.suppress(ProtocolError):
+                    await room.ask(room.leave, s.id, "resign")
+        if s.player is not None and self.online_names.get(s.player["name"].casefold()) == s.id:
+            del self.online_names[s.player["name"].casefold()]
+        self.sessions.pop(s.id, None)
+        await self.presence.end_session(s.id)
+        conn.session = None
+        conn.send(m.Ack(re=msg.id))
+        conn.send(m.Goodbye(reason="logout"))
+        conn.close(CloseCode.NORMAL, "logout")
+
+    async def on_ping(self, conn: Connection, msg: m.Ping) -> None:
+        conn.send(m.Pong(re=msg.id))
+
+    # lobby
+    async def _public_rooms(self, game: str | None) -> list[dict[str, Any]]:
+        rooms = await self.presence.lobby_list()
+        rooms = [r for r in rooms if game is None or r.get("game") == game]
+        rooms.sort(key=lambda r: r.get("created_at") or 0, reverse=True)
+        return rooms
+
+    async def on_list_rooms(self, conn: Connection, msg: m.ListRooms) -> None:
+        rooms = await self._public_rooms(msg.game)
+        conn.send(
+            m.RoomList(
+                re=msg.id,
+                rooms=[m.RoomSummary.model_validate(r) for r in rooms[:500]],
+                truncated=len(rooms) > 500,
+            )
+        )
+
+    async def on_lobby_subscribe(self, conn: Connection, msg: m.LobbySubscribe) -> None:
+        conn.lobby = True
+        conn.lobby_game = msg.game
+        await self.on_list_rooms(conn, m.ListRooms(id=msg.id, game=msg.game))
+
+    async def on_lobby_unsubscribe(self, conn: Connection, msg: m.LobbyUnsubscribe) -> None:
+        conn.lobby = False
+        conn.send(m.Ack(re=msg.id))
+
+    async def _lobby_fanout(self) -> None:
+        """One lobby subscription per node, fanned out to the subscribed connections."""
+        known: set[str] = set()
+        async with await self.presence.subscribe_lobby() as sub:
+            async for ev in sub:
+                if ev["op"] == "upsert":
+                    summary = m.RoomSummary.model_validate(ev["room"])
+                    cls = m.RoomUpdated if summary.room in known else m.RoomAdded
+                    known.add(summary.room)
+                    out = Outgoing.of(cls(summary=summary))
+                    game = summary.game
+                else:
+                    known.discard(ev["room_id"])
+                    out = Outgoing.of(m.RoomRemoved(room=ev["room_id"]))
+                    game = None
+                for conn in list(self.connections):
+                    if conn.lobby and (game is None or conn.lobby_game in (None, game)):
+                        conn.send(out)
+
+    def _check_game(self, game: str, rules: str | None, variant: str | None) -> tuple[str, str]:
+        if game not in game_names():
+            raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"this server does not host {game!r}")
+        cls = game_class(game)
+        rules = rules or cls.rule_sets[0]
+        variant = variant or cls.variants[0]
+        if rules not in cls.rule_sets or variant not in cls.variants:
+            raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"{game} has no {rules}/{variant}")
+        return rules, variant
+
+    def _player_rooms(self, s: Session) -> int:
+        return sum(
+            1 for r in s.rooms if r in self.rooms and self.rooms[r].members.get(s.id) == "player"
+        )
+
+    async def create_room(
+        self,
+        s: Session,
+        game: str,
+        rules: str | None,
+        variant: str | None,
+        options: dict[str, Any],
+        seats: int | None,
+        time_control: Any,
+        rated: bool,
+        private: bool,
+        quick: bool = False,
+    ) -> Room:
+        rules, variant = self._check_game(game, rules, variant)
+        if rated and s.player and s.player.get("guest"):
+            raise ProtocolError(ErrorCode.FORBIDDEN, "rated games need a claimed name (a token)")
+        if self._player_rooms(s) >= self.config.max_rooms_per_player:
+            raise ProtocolError(ErrorCode.TOO_MANY_ROOMS, "you are in too many rooms")
+        try:
+            probe = new_game(game, rules=rules, variant=variant, players=seats, options=options)
+        except SetupError as exc:
+            raise ProtocolError(ErrorCode.BAD_SETUP, str(exc)) from None
+        room_id = f"r{secrets.token_hex(5)}"
+        invite = secrets.token_urlsafe(8) if private else None
+        settings = RoomSettings(
+            room_id=room_id,
+            game=game,
+            rules=rules,
+            variant=variant,
+            seats=probe.num_players,
+            time_control=time_control,
+            rated=rated,
+            private=private,
+            options=dict(options),
+            invite=invite,
+            created_at=now_ms(),
+            quick=quick,
+        )
+        if not await self.presence.acquire_room(room_id, self.node, self.config.lease_ttl):
+            raise ProtocolError(ErrorCode.INTERNAL, "room id collision")
+        await self.presence.put_room(room_id, {**settings.to_dict(), "node": self.node})
+        room = Room(self, settings)
+        room.start()
+        self.rooms[room_id] = room
+        if invite:
+            self.invites[invite] = room_id
+        self.metrics.rooms.set(len(self.rooms))
+        room.log.info("room_created", game=game, rules=rules, variant=variant, private=private)
+        return room
+
+    async def on_create_room(self, conn: Connection, msg: m.CreateRoom) -> None:
+        s = self._session(conn)
+        room = await self.create_room(
+            s,
+            msg.game,
+            msg.rules,
+            msg.variant,
+            msg.options,
+            msg.seats,
+            msg.time_control,
+            msg.rated,
+            msg.private,
+        )
+        await room.ask(room.join, s.id, s.player, "player", None)
+        s.rooms.add(room.id)
+        await self._save_session(s)
+        if msg.seat is not None:
+            await room.ask(room.take_seat, s.id, s.player, msg.seat)
+        else:
+            await room.ask(room._lobby_update)
+        conn.send(await room.ask(self._state, room, s.id, msg.id))
+
+    @staticmethod
+    async def _state(room: Room, session: str, re: Any) -> m.RoomState:
+        return room.state_for(session, re)
+
+    async def on_join_room(self, conn: Connection, msg: m.JoinRoom) -> None:
+        s = self._session(conn)
+        if msg.invite is not None:
+            room_id = self.invites.get(msg.invite)
+            if room_id is None:
+                raise ProtocolError(ErrorCode.UNKNOWN_ROOM, "no room with that invite code")
+        else:
+            room_id = msg.room  # type: ignore[assignment]
+        room = self._room(room_id)
+        if room.settings.private and msg.invite is None and s.id not in room.members:
+            raise ProtocolError(ErrorCode.FORBIDDEN, "a private room needs its invite code")
+        if msg.role == "player" and s.id not in room.members:
+            if s.player is None:
+                raise ProtocolError(ErrorCode.NOT_AUTHENTICATED, "log in to join as a player")
+            if self._player_rooms(s) >= self.config.max_rooms_per_player:
+                raise ProtocolError(ErrorCode.TOO_MANY_ROOMS, "you are in too many rooms")
+        state = await room.ask(room.join, s.id, s.player, msg.role, msg.id)
+        s.rooms.add(room.id)
+        await self._save_session(s)
+        conn.send(state)
+
+    async def on_watch(self, conn: Connection, msg: m.Watch) -> None:
+        s = self._session(conn)
+        room = self._room(msg.room)
+        replies = await room.ask(room.watch, s.id, msg.since_seq, msg.id)
+        s.rooms.add(room.id)
+        await self._save_session(s)
+        for reply in replies:
+            conn.send(reply)
+
+    async def on_leave_room(self, conn: Connection, msg: m.LeaveRoom) -> None:
+        s = self._session(conn)
+        room = self._room(msg.room)
+        await room.ask(room.leave, s.id, "resign")
+        conn.send(m.Ack(re=msg.id))
+
+    async def _room_call(self, conn: Connection, msg: Any, fn_name: str, *args: Any) -> None:
+        s = self._session(conn)
+        room = self._room(msg.room)
+        await room.ask(getattr(room, fn_name), s.id, *args)
+        conn.send(m.Ack(re=msg.id))
+
+    async def on_take_seat(self, conn: Connection, msg: m.TakeSeat) -> None:
+        s = self._session(conn)
+        await self._room_call(conn, msg, "take_seat", s.player, msg.seat)
+
+    async def on_leave_seat(self, conn: Connection, msg: m.LeaveSeat) -> None:
+        await self._room_call(conn, msg, "leave_seat")
+
+    async def on_ready(self, conn: Connection, msg: m.Ready) -> None:
+        await self._room_call(conn, msg, "set_ready", msg.ready)
+
+    async def on_move(self, conn: Connection, msg: m.MakeMove) -> None:
+        await self._room_call(conn, msg, "move", msg.move)
+
+    async def on_resign(self, conn: Connection, msg: m.Resign) -> None:
+        await self._room_call(conn, msg, "resign")
+
+    async def on_offer_rematch(self, conn: Connection, msg: m.OfferRematch) -> None:
+        await self._room_call(conn, msg, "offer_rematch", False)
+
+    async def on_accept_rematch(self, conn: Connection, msg: m.AcceptRematch) -> None:
+        await self._room_call(conn, msg, "offer_rematch", True)
+
+    async def on_chat(self, conn: Connection, msg: m.Chat) -> None:
+        s = self._session(conn)
+        name = (s.player or {}).get("name", "anonymous")
+        await self._room_call(conn, msg, "chat", name, msg.text)
+
+    # quick match
+    @staticmethod
+    def _queue_key(game: str, rules: str, variant: str, tc: Any, rated: bool) -> str:
+        w = to_wire(tc)
+        clock = ",".join(f"{k}={w[k]}" for k in sorted(w))
+        return f"{game}/{rules}/{variant}/{clock}/{'rated' if rated else 'casual'}"
+
+    async def on_quick_match(self, conn: Connection, msg: m.QuickMatch) -> None:
+        s = self._session(conn)
+        rules, variant = self._check_game(msg.game, msg.rules, msg.variant)
+        if msg.rated and s.player and s.player.get("guest"):
+            raise ProtocolError(ErrorCode.FORBIDDEN, "rated games need a claimed name (a token)")
+        if s.queue is not None:
+            await self.presence.queue_cancel(s.queue, s.id)
+        key = self._queue_key(msg.game, rules, variant, msg.time_control, msg.rated)
+        rating = Rating.from_dict(await self.presence.get_rating(msg.game, s.player["name"]))  # type: ignore[index]
+        s.queue = key
+        await self.presence.queue_add(
+            key,
+            s.id,
+            rating.rating,
+            {
+                "since": time.monotonic(),
+                "game": msg.game,
+                "rules": rules,
+                "variant": variant,
+                "time_control": to_wire(msg.time_control),
+                "rated": msg.rated,
+            },
+        )
+        waiting = len(await self.presence.queue_list(key))
+        conn.send(
+            m.Queued(
+                re=msg.id,
+                game=msg.game,
+                rules=rules,
+                variant=variant,
+                time_control=msg.time_control,
+                waiting=waiting,
+            )
+        )
+        self._match_now.set()
+
+    async def on_cancel_quick_match(self, conn: Connection, msg: m.CancelQuickMatch) -> None:
+        s = self._session(conn)
+        if s.queue is not None:
+            await self.presence.queue_cancel(s.queue, s.id)
+            s.queue = None
+        conn.send(m.Ack(re=msg.id))
+
+    async def _matchmaker(self) -> None:
+        """Pair queued players: at once when someone queues, and every second (gaps widen)."""
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._match_now.wait(), timeout=1.0)
+            self._match_now.clear()
+            queues = {s.queue for s in self.sessions.values() if s.queue is not None}
+            for key in queues:
+                try:
+                    await self._pair_queue(key)
+                except Exception:
+                    log.exception("matchmaking_failed", queue=key)
+
+    async def _pair_queue(self, key: str) -> None:
+        while True:
+            entries = await self.presence.queue_list(key)
+            if len(entries) < 2:
+                return
+            oldest = min(e["data"]["since"] for e in entries)
+            waited = max(0.0, time.monotonic() - oldest)
+            gap = self.config.match_gap + self.config.match_widen_per_s * waited
+            pair = await self.presence.queue_pop_pair(key, max_gap=gap)
+            if pair is None:
+                return
+            await self._start_matched(pair)
+
+    async def _start_matched(self, pair: tuple[dict[str, Any], dict[str, Any]]) -> None:
+        a, b = pair
+        sa, sb = self.sessions.get(a["player"]), self.sessions.get(b["player"])
+        live = [x for x in (sa, sb) if x is not None and x.conn is not None]
+        if len(live) < 2:  # someone left meanwhile: put the other back
+            for entry, s in ((a, sa), (b, sb)):
+                if s is not None and s.conn is not None:
+                    await self.presence.queue_add(
+                        s.queue or "", s.id, entry["rating"], entry["data"]
+                    )
+            return
+        assert sa is not None and sb is not None
+        d = a["data"]
+        tc = m.RoomSummary.model_validate(
+            {
+                "room": "x",
+                "game": d["game"],
+                "rules": d["rules"],
+                "variant": d["variant"],
+                "seats": [],
+                "time_control": d["time_control"],
+                "rated": d["rated"],
+                "status": "waiting",
+            }
+        ).time_control
+        order = [sa, sb] if secrets.randbelow(2) else [sb, sa]
+        room = await self.create_room(
+            order[0], d["game"], d["rules"], d["variant"], {}, 2, tc, d["rated"], False, True
+        )
+        for s in order:
+            s.queue = None
+            await room.ask(room.join, s.id, s.player, "player", None)
+            s.rooms.add(room.id)
+            await self._save_session(s)
+        for seat, s in enumerate(order):
+            if s.conn is not None:
+                s.conn.send(m.Matched(room=room.id, seat=seat))
+        for seat, s in enumerate(order):
+            await room.ask(room.take_seat, s.id, s.player, seat)
+        for s in order:
+            if s.conn is not None:
+                s.conn.send(await room.ask(self._state, room, s.id, None))
+
+    # records and ratings
+    async def on_get_record(self, conn: Connection, msg: m.GetRecord) -> None:
+        rec = await self.records.get(msg.record)
+        if rec is None:
+            raise ProtocolError(ErrorCode.UNKNOWN_RECORD, f"no record {msg.record}")
+        conn.send(
+            m.Record(
+                re=msg.id,
+                record=msg.record,
+                data=m.GameRecordData.model_validate(rec["data"]),
+                rated=rec.get("rated", False),
+                ratings=[m.RatingChange.model_validate(c) for c in rec.get("ratings", [])],
+                finished_at=rec.get("finished_at"),
+            )
+        )
+
+    async def on_get_leaderboard(self, conn: Connection, msg: m.GetLeaderboard) -> None:
+        rows = await self.presence.leaderboard(msg.game, limit=msg.offset + msg.limit)
+        rows = rows[msg.offset :]
+        conn.send(
+            m.Leaderboard(
+                re=msg.id,
+                game=msg.game,
+                entries=[
+                    m.LeaderboardEntry(
+                        rank=msg.offset + i + 1,
+                        name=r["player"],
+                        rating=round(r["rating"], 2),
+                        deviation=round(r.get("rd", 350.0), 2),
+                        games=r.get("games", 0),
+                        bot=bool(r.get("bot", False)),
+                    )
+                    for i, r in enumerate(rows)
+                ],
+            )
+        )
+
+    async def on_list_tournaments(self, conn: Connection, msg: m.ListTournaments) -> None:
+        conn.send(m.TournamentList(re=msg.id, tournaments=[]))
+
+    async def on_get_standings(self, conn: Connection, msg: Any) -> None:
+        raise ProtocolError(ErrorCode.UNKNOWN_TOURNAMENT, "no tournaments are hosted yet")
+
+    on_join_tournament = on_get_standings
+    on_leave_tournament = on_get_standings
+
+    # -- leases -----------------------------------------------------------------------
+    async def _renew_leases(self) -> None:
+        """This node owns its rooms through leases; renew them well before they lapse."""
+        while True:
+            await asyncio.sleep(self.config.lease_ttl / 3)
+            for room_id in list(self.rooms):
+                try:
+                    if not await self.presence.renew_room(
+                        room_id, self.node, self.config.lease_ttl
+                    ):
+                        log.warning("lease_lost", room=room_id)
+                except Exception:
+                    log.exception("lease_renew_failed", room=room_id)
+
+    # -- HTTP on the same port ----------------------------------------------------------------
+    def process_request(self, conn: ServerConnection, request: Request) -> Response | None:
+        path = request.path.split("?", 1)[0]
+        if path == "/healthz":
+            return _http(200, b"ok\n", "text/plain; charset=utf-8")
+        if path == "/metrics":
+            self.metrics.rooms.set(len(self.rooms))
+            return _http(200, self.metrics.render(), CONTENT_TYPE_LATEST)
+        if "upgrade" not in request.headers.get("Connection", "").lower():
+            return _http(404, b"not found: try /healthz, /metrics or a WebSocket\n", "text/plain")
+        return None
+
+
+def _http(status: int, body: bytes, content_type: str) -> Response:
+    reason = {200: "OK", 404: "Not Found"}.get(status, "")
+    headers = Headers(
+        [
+            ("Content-Type", content_type),
+            ("Content-Length", str(len(body))),
+            ("Connection", "close"),
+        ]
+    )
+    return Response(status, reason, headers, body)
+
+
+@contextlib.asynccontextmanager
+async def running(config: Config, presence: Presence | None = None) -> AsyncIterator[Arena]:
+    """Run an arena on ``config.host``/``config.port`` (0: a free port) until the block ends."""
+    arena = Arena(config, presence)
+    await arena.start()
+    server = await serve(
+        arena.handle,
+        config.host,
+        config.port,
+        process_request=arena.process_request,
+        max_size=config.max_frame_bytes,
+        ping_interval=config.ping_interval,
+        ping_timeout=config.ping_timeout,
+        close_timeout=2.0,
+        compression=None,
+    )
+    arena.server = server
+    if config.port == 0:
+        config.port = server.sockets[0].getsockname()[1]
+    try:
+        yield arena
+    finally:
+        server.close(close_connections=False)
+        await arena.shutdown()
+        server.close()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(server.wait_closed(), timeout=5)

@@ -1,0 +1,75 @@
+"""``arena serve``: run the game server until SIGINT or SIGTERM."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import signal
+
+import structlog
+
+from server.app import Config, running
+from server.logs import configure
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8765, help="port for WebSocket and HTTP (8765)")
+    parser.add_argument(
+        "--data-dir",
+        default=None,
+        help="directory for finished games' records (kept across restarts); none: memory only",
+    )
+    parser.add_argument(
+        "--redis",
+        default=os.environ.get("ARENA_REDIS_URL"),
+        help="presence in Redis (redis://HOST:PORT/DB, or $ARENA_REDIS_URL); default: memory",
+    )
+    parser.add_argument(
+        "--grace",
+        type=float,
+        default=60.0,
+        help="seconds a dropped player may take to resume before losing by abandonment (60)",
+    )
+    parser.add_argument("--node", default="", help="this node's name in logs and leases")
+    parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning"])
+    parser.add_argument(
+        "--log-format",
+        default="auto",
+        choices=["auto", "json", "console"],
+        help="JSON lines, readable console, or auto (console on a terminal)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    configure(args.log_level, None if args.log_format == "auto" else args.log_format == "json")
+    config = Config(
+        host=args.host,
+        port=args.port,
+        data_dir=args.data_dir,
+        presence_url=args.redis,
+        node=args.node,
+        grace=args.grace,
+    )
+    asyncio.run(_serve(config))
+    return 0
+
+
+async def _serve(config: Config) -> None:
+    log = structlog.get_logger("arena.serve")
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    async with running(config) as arena:
+        log.info(
+            "listening",
+            url=f"ws://{config.host}:{config.port}",
+            node=arena.node,
+            data_dir=config.data_dir,
+        )
+        await stop.wait()
+        log.info("signal_received")

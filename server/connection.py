@@ -1,0 +1,174 @@
+"""One client connection: reads frames, answers in the encoding of its ``hello``.
+
+Reading and writing are separate: a writer task drains a bounded queue of
+outgoing messages, so whoever sends to this connection (a room broadcasting a
+move) never waits for the network. A client that does not read fills its
+queue and is disconnected (close code 4003); it never stalls a room.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from typing import TYPE_CHECKING, Any
+
+import structlog
+from pydantic import BaseModel
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from protocol import messages as m
+from protocol.codec import decode_client
+from protocol.errors import CloseCode, ErrorCode, ProtocolError
+from protocol.limits import DecodeLimits
+from protocol.session import Phase, admit
+from server.outgoing import Outgoing
+from server.ratelimit import TokenBucket
+
+if TYPE_CHECKING:
+    from server.app import Arena
+
+log = structlog.get_logger("arena.conn")
+_ids = itertools.count(1)
+
+
+class Connection:
+    def __init__(self, arena: Arena, ws: ServerConnection) -> None:
+        cfg = arena.config
+        self.arena = arena
+        self.ws = ws
+        self.id = f"c{next(_ids)}"
+        self.binary = True
+        self.phase = Phase.AWAIT_HELLO
+        self.session: str | None = None
+        self.bucket = TokenBucket(cfg.rate_burst, cfg.rate_per_second)
+        self.limits = DecodeLimits(max_frame_bytes=cfg.max_frame_bytes)
+        self._out: asyncio.Queue[Outgoing | None] = asyncio.Queue(cfg.out_queue)
+        self._writer: asyncio.Task[None] | None = None
+        self.closing = False
+        self._closer: asyncio.Task[None] | None = None
+        self.lobby = False  # subscribed to lobby events
+        self.lobby_game: str | None = None
+        self.log = log.bind(conn=self.id)
+
+    # -- sending ------------------------------------------------------------------------
+    def send(self, msg: BaseModel | Outgoing) -> None:
+        """Queue a message; never blocks. A full queue means the client is not reading."""
+        if self.closing:
+            return
+        out = msg if isinstance(msg, Outgoing) else Outgoing.of(msg)
+        try:
+            self._out.put_nowait(out)
+        except asyncio.QueueFull:
+            self.arena.metrics.slow_disconnects.inc()
+            self.log.warning("slow_consumer_disconnected", queued=self._out.qsize())
+            self.close(CloseCode.TOO_SLOW, "too slow: outgoing queue overflowed", abort=True)
+
+    def send_error(self, err: ProtocolError) -> None:
+        self.arena.metrics.errors.labels(str(err.code)).inc()
+        self.send(err.to_message())
+
+    async def _write_loop(self) -> None:
+        metrics = self.arena.metrics
+        while True:
+            out = await self._out.get()
+            if out is None:
+                return
+            try:
+                await self.ws.send(out.frame(self.binary))
+            except ConnectionClosed:
+                return
+            metrics.messages_out.inc()
+
+    def close(self, code: int, reason: str, abort: bool = False) -> None:
+        """Close soon, from any context: after the queued messages, or at once (``abort``)."""
+        if self.closing:
+            return
+        self.closing = True
+        if abort:
+            if self._writer is not None:
+                self._writer.cancel()
+            self._closer = asyncio.create_task(self._close_now(code, reason))
+        else:
+            with contextlib.suppress(asyncio.QueueFull):
+                self._out.put_nowait(None)
+            self._closer = asyncio.create_task(self._close_after_writes(code, reason))
+
+    async def _close_now(self, code: int, reason: str) -> None:
+        # The peer is not reading, so a close handshake may never finish: give it a moment.
+        try:
+            await asyncio.wait_for(self.ws.close(code, reason), timeout=0.5)
+        except (TimeoutError, ConnectionClosed):
+            pass
+        finally:
+            if self.ws.transport is not None:
+                self.ws.transport.abort()
+
+    async def _close_after_writes(self, code: int, reason: str) -> None:
+        if self._writer is not None:
+            with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._writer), timeout=2.0)
+        with contextlib.suppress(ConnectionClosed):
+            await self.ws.close(code, reason)
+
+    # -- reading ------------------------------------------------------------------------
+    async def run(self) -> None:
+        self._writer = asyncio.create_task(self._write_loop(), name=f"writer-{self.id}")
+        cfg = self.arena.config
+        try:
+            try:
+                first = await asyncio.wait_for(self.ws.recv(), timeout=cfg.hello_timeout)
+            except TimeoutError:
+                self.send(m.Goodbye(reason="idle", message="no hello in time"))
+                self.close(CloseCode.TIMEOUT, "no hello in time")
+                return
+            await self._handle_frame(first)
+            async for frame in self.ws:
+                if self.closing:
+                    break
+                await self._handle_frame(frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            self.closing = True
+            if self._writer is not None:
+                self._writer.cancel()
+
+    async def _handle_frame(self, frame: Any) -> None:
+        self.arena.metrics.messages_in.inc()
+        if self.phase is Phase.AWAIT_HELLO:
+            self.binary = not isinstance(frame, str)
+        retry = self.bucket.take()
+        if retry is not None:
+            if self.bucket.refused_in_row > self.arena.config.abuse_after:
+                self.send(m.Goodbye(reason="abuse", message="sustained flooding"))
+                self.close(CloseCode.ABUSE, "sustained flooding")
+                return
+            self.send_error(
+                ProtocolError(ErrorCode.RATE_LIMITED, "too many messages", retry_after=retry)
+            )
+            return
+        try:
+            msg = decode_client(frame, self.limits)
+            admit(self.phase, msg.type, msg.id)
+        except ProtocolError as err:
+            self.send_error(err)
+            if err.code is ErrorCode.HELLO_REQUIRED or not err.stays_open:
+                self.close(err.close_code or CloseCode.PROTOCOL_ERROR, str(err.code))
+            return
+        try:
+            await self.arena.dispatch(self, msg)
+        except ProtocolError as err:
+            if err.re is None:
+                err.re = msg.id
+            self.send_error(err)
+            if not err.stays_open:
+                self.close(err.close_code or CloseCode.PROTOCOL_ERROR, str(err.code))
+        except Exception as exc:  # a bug must not kill the connection or the server
+            code = getattr(exc, "code", None)
+            if isinstance(code, str) and code in ErrorCode._value2member_map_:
+                self.send_error(ProtocolError(code, str(exc), re=msg.id))
+            else:
+                self.log.exception("request_failed", type=msg.type)
+                self.send_error(ProtocolError(ErrorCode.INTERNAL, "internal error", re=msg.id))

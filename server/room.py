@@ -1,0 +1,655 @@
+"""A room: one asyncio task and one inbox, so its events happen one at a time.
+
+Everything that changes a room goes through :meth:`Room.ask` (a request whose
+answer or typed error comes back to the caller) or :meth:`Room.post` (timers,
+disconnects). The game itself is decided by the sans-I/O
+:class:`engine.match.Match`; the room adds people, clocks (asyncio timers armed
+for the match's deadline), chat, ratings, records and the lobby entry.
+
+Every room event is appended to the room's log in presence (which gives it its
+``seq``) *before* it is sent to anyone, so no client ever hears of a move the
+log does not hold, and anyone can catch up from a ``seq``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import structlog
+from pydantic import TypeAdapter
+
+from engine.base import GameOver as EngineGameOver
+from engine.base import Result, new_game
+from engine.match import Match, TimeControl
+from protocol import messages as m
+from protocol.codec import to_wire
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.limits import MAX_EVENTS
+from server.outgoing import Outgoing
+from server.ratings import Rating, rate_game
+
+if TYPE_CHECKING:
+    from server.app import Arena
+
+log = structlog.get_logger("arena.room")
+
+ROOM_EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(m.RoomEvent)
+
+
+def engine_time_control(tc: m.Fischer | m.PerMove | m.Untimed) -> TimeControl:
+    if isinstance(tc, m.Fischer):
+        return TimeControl("fischer", base_ms=tc.base_ms, increment_ms=tc.increment_ms)
+    if isinstance(tc, m.PerMove):
+        return TimeControl("fixed", per_move_ms=tc.ms)
+    return TimeControl()
+
+
+def now_ms() -> int:
+    """Wall-clock milliseconds, for timestamps shown to people."""
+    return int(time.time() * 1000)
+
+
+@dataclass
+class SeatState:
+    session: str
+    player: dict[str, Any]  # a protocol Player as wire data
+    ready: bool = False
+    connected: bool = True
+
+
+@dataclass
+class RoomSettings:
+    room_id: str
+    game: str
+    rules: str
+    variant: str
+    seats: int
+    time_control: Any  # protocol TimeControl model
+    rated: bool
+    private: bool
+    options: dict[str, Any] = field(default_factory=dict)
+    invite: str | None = None
+    created_at: int = 0
+    quick: bool = False  # made by quick match: starts when seated, no ready needed
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "room_id": self.room_id,
+            "game": self.game,
+            "rules": self.rules,
+            "variant": self.variant,
+            "seats": self.seats,
+            "time_control": to_wire(self.time_control),
+            "rated": self.rated,
+            "private": self.private,
+            "options": self.options,
+            "invite": self.invite,
+            "created_at": self.created_at,
+            "quick": self.quick,
+        }
+
+
+class Room:
+    def __init__(self, arena: Arena, settings: RoomSettings) -> None:
+        self.arena = arena
+        self.settings = settings
+        self.id = settings.room_id
+        self.seq = 0
+        self.seats: list[SeatState | None] = [None] * settings.seats
+        self.labels = new_game(
+            settings.game,
+            rules=settings.rules,
+            variant=settings.variant,
+            players=settings.seats,
+            options=settings.options or None,
+        ).seat_names()
+        #: session id -> "player" | "spectator"
+        self.members: dict[str, str] = {}
+        self.match: Match | None = None
+        self.game_number = 0
+        self.record_id: str | None = None
+        self.rematch_offers: set[int] = set()
+        self.closed = False
+        self._inbox: asyncio.Queue[tuple[Callable[..., Awaitable[Any]], tuple, Any]] = (
+            asyncio.Queue()
+        )
+        self._task: asyncio.Task[None] | None = None
+        self._deadline: asyncio.TimerHandle | None = None
+        self._loop = asyncio.get_running_loop()
+        self.log = log.bind(room=self.id)
+
+    # -- the actor --------------------------------------------------------------------
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=f"room-{self.id}")
+
+    async def _run(self) -> None:
+        while True:
+            fn, args, fut = await self._inbox.get()
+            if fn is None:
+                return
+            try:
+                result = await fn(*args)
+            except Exception as exc:
+                if fut is not None and not fut.done():
+                    fut.set_exception(exc)
+                elif not isinstance(exc, ProtocolError):
+                    self.log.exception("room_task_failed", handler=fn.__name__)
+            else:
+                if fut is not None and not fut.done():
+                    fut.set_result(result)
+
+    def post(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> None:
+        """Queue ``fn(*args)`` for the actor; nobody waits for it."""
+        if not self.closed:
+            self._inbox.put_nowait((fn, args, None))
+
+    async def ask(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+        """Run ``fn(*args)`` in the actor and return its result (or raise its error)."""
+        if self.closed:
+            raise ProtocolError(ErrorCode.UNKNOWN_ROOM, "the room has closed")
+        fut = self._loop.create_future()
+        self._inbox.put_nowait((fn, args, fut))
+        return await fut
+
+    async def stop(self) -> None:
+        """Stop the actor after the queued work (server shutdown); the log keeps the game."""
+        self._cancel_deadline()
+        if self._task is not None and not self._task.done():
+            self._inbox.put_nowait((None, (), None))  # type: ignore[arg-type]
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self.closed = True
+
+    # -- helpers --------------------------------------------------------------------------
+    @property
+    def status(self) -> str:
+        if self.match is None:
+            return "waiting"
+        return "finished" if self.match.over else "playing"
+
+    @property
+    def playing(self) -> bool:
+        return self.match is not None and not self.match.over
+
+    def seat_of(self, session: str) -> int | None:
+        for i, s in enumerate(self.seats):
+            if s is not None and s.session == session:
+                return i
+        return None
+
+    def seat_infos(self) -> list[m.SeatInfo]:
+        out = []
+        for i, s in enumerate(self.seats):
+            if s is None:
+                out.append(m.SeatInfo(seat=i, label=self.labels[i]))
+            else:
+                out.append(
+                    m.SeatInfo(
+                        seat=i,
+                        label=self.labels[i],
+                        player=m.Player(**s.player),
+                        ready=s.ready,
+                        connected=s.connected,
+                    )
+                )
+        return out
+
+    def spectator_count(self) -> int:
+        return sum(1 for r in self.members.values() if r == "spectator")
+
+    def clock(self) -> m.Clock | None:
+        if self.match is None:
+            return None
+        clocks = self.match.clocks(self._now())
+        if clocks is None:
+            return None
+        return m.Clock(remaining_ms=clocks, running=self.match.to_move())
+
+    def _now(self) -> int:
+        return int(self._loop.time() * 1000)
+
+    def summary(self) -> m.RoomSummary:
+        s = self.settings
+        return m.RoomSummary(
+            room=self.id,
+            game=s.game,
+            rules=s.rules,
+            variant=s.variant,
+            seats=self.seat_infos(),
+            time_control=s.time_control,
+            rated=s.rated,
+            status=self.status,  # type: ignore[arg-type]
+            spectators=self.spectator_count(),
+            created_at=s.created_at,
+        )
+
+    async def _lobby_update(self) -> None:
+        if not self.settings.private and not self.closed:
+            await self.arena.presence.lobby_upsert(self.id, to_wire(self.summary()))
+
+    def state_for(self, session: str | None, re: Any = None) -> m.RoomState:
+        s = self.settings
+        seat = None if session is None else self.seat_of(session)
+        role = self.members.get(session or "", "spectator")
+        fields: dict[str, Any] = {}
+        if self.match is not None:
+            g = self.match.game
+            fields = {
+                "rules_version": g.rules_version,
+                "setup": g.setup(),
+                "position": g.position(),
+                "view": g.view(),
+                "to_move": self.match.to_move(),
+                "legal_moves": g.legal_moves() if self.playing else [],
+                "history": list(g.history),
+                "clock": self.clock(),
+                "result": None if self.match.result is None else self.match.result.to_dict(),
+                "record": self.record_id,
+            }
+        return m.RoomState(
+            re=re,
+            room=self.id,
+            seq=self.seq,
+            game=s.game,
+            rules=s.rules,
+            variant=s.variant,
+            options=s.options,
+            time_control=s.time_control,
+            rated=s.rated,
+            private=s.private,
+            invite=s.invite if session in self.members and role == "player" else None,
+            status=self.status,  # type: ignore[arg-type]
+            seats=self.seat_infos(),
+            spectators=self.spectator_count(),
+            you=seat,
+            role=role,  # type: ignore[arg-type]
+            game_number=self.game_number,
+            rematch=sorted(self.rematch_offers),
+            **fields,
+        )
+
+    async def emit(self, cls: type[m.RoomEventBase], **fields: Any) -> None:
+        """Log the event (it gets the next seq), then send it to every member."""
+        seq = self.seq + 1
+        out = Outgoing.of(cls(room=self.id, seq=seq, **fields))
+        await self.arena.presence.append_event(self.id, out.wire, expected_seq=seq)
+        self.seq = seq
+        for session in list(self.members):
+            self.arena.deliver(session, out)
+
+    # -- membership -------------------------------------------------------------------------
+    async def join(self, session: str, player: dict[str, Any] | None, role: str, re: Any):
+        """Add a member; answer with the room state (from inside the actor, so it is exact)."""
+        if role == "player":
+            if player is None:
+                raise ProtocolError(ErrorCode.NOT_AUTHENTICATED, "log in to join as a player")
+            if self.members.get(session) != "player":
+                self.members[session] = "player"  # first, so the joiner gets its own event
+                await self.emit(m.PlayerJoined, player=player)
+        elif session not in self.members:
+            if self.settings.private:
+                raise ProtocolError(ErrorCode.FORBIDDEN, "private rooms cannot be watched")
+            self.members[session] = "spectator"
+            await self._lobby_update()
+        return self.state_for(session, re)
+
+    async def watch(self, session: str, since_seq: int | None, re: Any) -> list[m.BaseModel]:
+        """Add a spectator; answer with a snapshot, or with the events after ``since_seq``."""
+        if self.settings.private and self.members.get(session) is None:
+            raise ProtocolError(ErrorCode.FORBIDDEN, "private rooms cannot be watched")
+        if session not in self.members:
+            self.members[session] = "spectator"
+            await self._lobby_update()
+        return await self.catch_up(session, since_seq, re)
+
+    async def catch_up(self, session: str, since_seq: int | None, re: Any) -> list[m.BaseModel]:
+        if since_seq is None or since_seq > self.seq:
+            return [self.state_for(session, re)]
+        events = await self.arena.presence.read_events(self.id, after_seq=since_seq)
+        if events and events[0]["seq"] != since_seq + 1:
+            return [self.state_for(session, re)]  # the log no longer reaches back that far
+        chunks = [events[i : i + MAX_EVENTS] for i in range(0, len(events), MAX_EVENTS)] or [[]]
+        return [
+            m.CatchUp(
+                re=re,
+                room=self.id,
+                events=[ROOM_EVENT_ADAPTER.validate_python(e) for e in chunk],
+                more=i < len(chunks) - 1,
+            )
+            for i, chunk in enumerate(chunks)
+        ]
+
+    async def take_seat(self, session: str, player: dict[str, Any], seat: int | None) -> int:
+        if self.members.get(session) != "player":
+            raise ProtocolError(ErrorCode.FORBIDDEN, "join the room as a player first")
+        if self.settings.rated and player.get("guest"):
+            raise ProtocolError(ErrorCode.FORBIDDEN, "rated games need a claimed name (a token)")
+        current = self.seat_of(session)
+        if current is not None and (seat is None or seat == current):
+            return current
+        if self.playing:
+            raise ProtocolError(ErrorCode.FORBIDDEN, "the game is running")
+        if seat is None:
+            free = [i for i, s in enumerate(self.seats) if s is None]
+            if not free:
+                raise ProtocolError(ErrorCode.ROOM_FULL, "every seat is taken")
+            seat = free[0]
+        if seat >= len(self.seats):
+            raise ProtocolError(ErrorCode.BAD_REQUEST, f"no seat {seat} in this room")
+        if self.seats[seat] is not None:
+            raise ProtocolError(ErrorCode.SEAT_OCCUPIED, f"seat {seat} is taken")
+        if current is not None:
+            await self._free_seat(current)
+        self.seats[seat] = SeatState(session, dict(player))
+        await self.emit(m.SeatTaken, seat=seat, player=player)
+        await self._lobby_update()
+        if self.settings.quick:
+            await self._maybe_start(require_ready=False)
+        return seat
+
+    async def _free_seat(self, seat: int) -> None:
+        st = self.seats[seat]
+        if st is None:
+            return
+        self.seats[seat] = None
+        self.rematch_offers.discard(seat)
+        await self.emit(m.SeatFreed, seat=seat, name=st.player["name"])
+
+    async def leave_seat(self, session: str) -> None:
+        seat = self.seat_of(session)
+        if seat is None:
+            raise ProtocolError(ErrorCode.NOT_SEATED, "you hold no seat here")
+        if self.playing:
+            raise ProtocolError(ErrorCode.FORBIDDEN, "the game is running: resign instead")
+        await self._free_seat(seat)
+        await self._lobby_update()
+
+    async def set_ready(self, session: str, ready: bool) -> None:
+        seat = self._seated(session)
+        if self.playing:
+            raise ProtocolError(ErrorCode.BAD_REQUEST, "the game is already running")
+        st = self.seats[seat]
+        assert st is not None
+        if st.ready != ready:
+            st.ready = ready
+            await self.emit(m.ReadyChanged, seat=seat, ready=ready)
+        await self._maybe_start(require_ready=True)
+
+    async def leave(self, session: str, reason: str = "resign") -> None:
+        """A member leaves; a seated player in a running game forfeits (``reason``)."""
+        role = self.members.get(session)
+        if role is None:
+            raise ProtocolError(ErrorCode.UNKNOWN_ROOM, "you are not in this room")
+        seat = self.seat_of(session)
+        if seat is not None:
+            if self.playing:
+                await self._forfeit(seat, reason)
+            await self._free_seat(seat)
+        if role == "player":
+            name = self.arena.session_name(session) or "?"
+            await self.emit(m.PlayerLeft, name=name)
+        self.members.pop(session, None)
+        self.arena.forget_room(session, self.id)
+        await self._after_membership_change()
+
+    async def _after_membership_change(self) -> None:
+        if not any(r == "player" for r in self.members.values()) and not self.playing:
+            await self.close("empty")
+        else:
+            await self._lobby_update()
+
+    async def close(self, reason: str) -> None:
+        if self.closed:
+            return
+        self._cancel_deadline()
+        await self.emit(m.RoomClosed, reason=reason)
+        self.closed = True
+        for session in list(self.members):
+            self.arena.forget_room(session, self.id)
+        self.members.clear()
+        await self.arena.room_closed(self)
+        self._inbox.put_nowait((None, (), None))  # type: ignore[arg-type]
+
+    async def disconnected(self, session: str) -> None:
+        """The member's connection dropped; it has the grace period to resume."""
+        seat = self.seat_of(session)
+        if seat is None:
+            return
+        st = self.seats[seat]
+        assert st is not None
+        if st.connected:
+            st.connected = False
+            await self.emit(
+                m.PlayerDisconnected,
+                name=st.player["name"],
+                seat=seat,
+                grace_ms=int(self.arena.config.grace * 1000),
+            )
+
+    async def reconnected(self, session: str) -> None:
+        seat = self.seat_of(session)
+        if seat is None:
+            return
+        st = self.seats[seat]
+        assert st is not None
+        if not st.connected:
+            st.connected = True
+            await self.emit(m.PlayerReconnected, name=st.player["name"], seat=seat)
+
+    async def session_gone(self, session: str) -> None:
+        """The grace period ran out: the member is gone for good (abandonment if playing)."""
+        if session in self.members:
+            await self.leave(session, reason="abandon")
+
+    # -- the game -----------------------------------------------------------------------------
+    def _seated(self, session: str) -> int:
+        seat = self.seat_of(session)
+        if seat is None:
+            if session in self.members and self.members[session] == "spectator":
+                raise ProtocolError(ErrorCode.FORBIDDEN, "spectators cannot act in a game")
+            raise ProtocolError(ErrorCode.NOT_SEATED, "you hold no seat in this room")
+        return seat
+
+    async def _maybe_start(self, require_ready: bool) -> None:
+        if self.playing or any(s is None for s in self.seats):
+            return
+        if require_ready and not all(s.ready for s in self.seats if s is not None):
+            return
+        await self._start_game()
+
+    async def _start_game(self, match: Match | None = None) -> None:
+        s = self.settings
+        players = [st.player["name"] for st in self.seats if st is not None]
+        if match is None:
+            game = new_game(
+                s.game,
+                rules=s.rules,
+                variant=s.variant,
+                seed=secrets.randbelow(2**31),
+                players=s.seats,
+                options=s.options or None,
+            )
+            match = Match(game, players, engine_time_control(s.time_control))
+        self.match = match
+        self.game_number += 1
+        self.record_id = None
+        self.rematch_offers.clear()
+        for st in self.seats:
+            if st is not None:
+                st.ready = False
+        events = match.start(self._now())
+        g = match.game
+        await self.emit(
+            m.GameStarted,
+            game_number=self.game_number,
+            seats=self.seat_infos(),
+            setup=g.setup(),
+            position=g.position(),
+            view=g.view(),
+            to_move=match.to_move(),
+            legal_moves=g.legal_moves() if not match.over else [],
+            clock=self.clock(),
+        )
+        self.arena.metrics.games_started.labels(s.game).inc()
+        self.arena.metrics.games_live.inc()
+        self.log.info("game_started", game=s.game, number=self.game_number, players=players)
+        await self._apply(events[1:])
+        await self._lobby_update()
+
+    async def move(self, session: str, move: str) -> None:
+        seat = self._seated(session)
+        if self.match is None:
+            raise ProtocolError(ErrorCode.NOT_STARTED, "the game has not started")
+        events = self.match.submit_move(seat, move, self._now())
+        await self._apply(events)
+
+    async def resign(self, session: str) -> None:
+        seat = self._seated(session)
+        if self.match is None:
+            raise ProtocolError(ErrorCode.NOT_STARTED, "the game has not started")
+        await self._forfeit(seat, "resign")
+
+    async def _forfeit(self, seat: int, reason: str) -> None:
+        assert self.match is not None
+        now = self._now()
+        if reason == "abandon":
+            events = self.match.abandon(seat, now)
+        else:
+            events = self.match.resign(seat, now)
+        await self._apply(events)
+
+    async def _on_deadline(self) -> None:
+        if self.match is not None:
+            await self._apply(self.match.check_time(self._now()))
+
+    async def _apply(self, events: list[dict[str, Any]]) -> None:
+        """Turn the match's events into room events (logged, then sent), in order."""
+        assert self.match is not None
+        g = self.match.game
+        for ev in events:
+            if ev["type"] == "move":
+                self.arena.metrics.moves.labels(self.settings.game).inc()
+                over = self.match.over or g.is_over()
+                await self.emit(
+                    m.MoveMade,
+                    ply=ev["ply"],
+                    seat=ev["seat"],
+                    move=ev["move"],
+                    position=g.position(),
+                    view=g.view(),
+                    to_move=ev["to_move"],
+                    legal_moves=[] if over else g.legal_moves(),
+                    clock=None
+                    if ev["clocks"] is None
+                    else m.Clock(remaining_ms=ev["clocks"], running=ev["to_move"]),
+                )
+            elif ev["type"] == "game_over":
+                if ev["clocks"] is not None and ev["result"]["reason"] == "timeout":
+                    await self.emit(
+                        m.ClockUpdate, clock=m.Clock(remaining_ms=ev["clocks"], running=None)
+                    )
+                await self._finish(Result.from_dict(ev["result"]))
+        self._arm_deadline()
+
+    def _arm_deadline(self) -> None:
+        self._cancel_deadline()
+        if self.match is None or self.closed:
+            return
+        deadline = self.match.deadline_ms()
+        if deadline is not None:
+            self._deadline = self._loop.call_at(
+                deadline / 1000, lambda: self.post(self._on_deadline)
+            )
+
+    def _cancel_deadline(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    async def _finish(self, result: Result) -> None:
+        assert self.match is not None
+        s = self.settings
+        self._cancel_deadline()
+        record_id = f"{self.id}-{self.game_number}"
+        changes: list[m.RatingChange] = []
+        if s.rated and result.reason != "aborted":
+            changes = await self._rate(result)
+        finished = now_ms()
+        record = self.match.record_dict()
+        record["room"] = self.id
+        await self.arena.records.save(
+            record_id,
+            {
+                "game": s.game,
+                "players": list(self.match.players),
+                "data": record,
+                "rated": s.rated,
+                "ratings": [to_wire(c) for c in changes],
+                "finished_at": finished,
+                "ended_at": finished,
+            },
+        )
+        self.record_id = record_id
+        await self.emit(
+            m.GameOver,
+            game_number=self.game_number,
+            result=result.to_dict(),
+            ratings=changes,
+            record=record_id,
+        )
+        self.arena.metrics.games_finished.labels(s.game, result.reason).inc()
+        self.arena.metrics.games_live.dec()
+        self.log.info("game_over", number=self.game_number, result=result.to_dict())
+        await self._lobby_update()
+
+    async def _rate(self, result: Result) -> list[m.RatingChange]:
+        presence = self.arena.presence
+        game = self.settings.game
+        players = [st.player if st is not None else None for st in self.seats]
+        names = list(self.match.players)  # type: ignore[union-attr]
+        before = [Rating.from_dict(await presence.get_rating(game, n)) for n in names]
+        after = rate_game(before, result)
+        await presence.put_ratings(
+            game,
+            {
+                n: {**a.to_dict(), "bot": bool(p and p.get("bot"))}
+                for n, a, p in zip(names, after, players, strict=True)
+            },
+        )
+        return [
+            m.RatingChange(seat=i, name=n, before=round(b.rating, 2), after=round(a.rating, 2))
+            for i, (n, b, a) in enumerate(zip(names, before, after, strict=True))
+        ]
+
+    # -- rematch and chat ----------------------------------------------------------------------
+    async def offer_rematch(self, session: str, accept: bool) -> None:
+        seat = self._seated(session)
+        if self.match is None or not self.match.over:
+            raise ProtocolError(ErrorCode.BAD_REQUEST, "no finished game to rematch")
+        if accept and not self.rematch_offers:
+            raise ProtocolError(ErrorCode.BAD_REQUEST, "nobody has offered a rematch")
+        if seat not in self.rematch_offers:
+            self.rematch_offers.add(seat)
+            await self.emit(m.RematchOffered, seat=seat)
+        if len(self.rematch_offers) == len(self.seats) and all(self.seats):
+            nxt = self.match.rematch(seed=secrets.randbelow(2**31))
+            # seats rotate with the players: new seat i is the old seat i+1
+            self.seats = self.seats[1:] + self.seats[:1]
+            await self._start_game(nxt)
+
+    async def chat(self, session: str, name: str, text: str) -> None:
+        role = self.members.get(session)
+        if role is None:
+            raise ProtocolError(ErrorCode.UNKNOWN_ROOM, "join the room to chat in it")
+        await self.emit(m.ChatMessage, name=name, text=text, spectator=role == "spectator")
+
+
+def ensure_not_over(match: Match | None) -> None:
+    if match is not None and match.over:
+        raise EngineGameOver("the game is over")

@@ -1,0 +1,199 @@
+"""Complete games over real websockets on loopback, real server, real client, real engines.
+
+Collapsi in both rule sets, a 3-player Big Board game and Collecto; a spectator
+sees every event in order; results, ratings and records are checked against
+the engine replaying the record.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from clients.client import Client
+from engine.base import GameRecord, replay
+from protocol import messages as m
+
+GAME_EVENTS = ("game_started", "move_made", "game_over")
+
+
+async def play_to_end(
+    room: str, seats: list[Client], observer: Client, rng: random.Random
+) -> m.GameOver:
+    """Each seat plays a random legal move when the observer sees it is its turn."""
+    while True:
+        ev = await observer.next(type=GAME_EVENTS, room=room)
+        if ev.type == "game_over":
+            return ev
+        if ev.to_move is not None:
+            await seats[ev.to_move].move(room, rng.choice(ev.legal_moves))
+
+
+async def seat_players(
+    arena: Any, game: str, names: list[str], **room: Any
+) -> tuple[str, list[Client]]:
+    """The first player creates the room; everyone sits in order and declares ready."""
+    clients = [await arena.client(n, token=f"{n}-secret") for n in names]
+    state = await clients[0].create_room(game, seat=0, **room)
+    for i, c in enumerate(clients[1:], start=1):
+        await c.join(state.room)
+        await c.take_seat(state.room, i)
+    return state.room, clients
+
+
+async def ready_all(room: str, clients: list[Client]) -> None:
+    for c in clients:
+        await c.ready(room)
+
+
+def check_event_stream(events: list[Any]) -> None:
+    seqs = [e.seq for e in events]
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), "events must be gap-free"
+
+
+async def finish_and_check(
+    arena: Any, room: str, clients: list[Client], spectator: Client, seed: int
+) -> tuple[m.GameOver, GameRecord]:
+    await ready_all(room, clients)
+    over = await play_to_end(room, clients, clients[0], random.Random(seed))
+    await spectator.next(type="game_over", room=room)
+    # The spectator saw exactly the players' events from where it started watching.
+    watched = spectator.events(room)
+    assert watched, "the spectator saw the game"
+    check_event_stream(watched)
+    player_view = {e.seq: e for e in clients[0].events(room)}
+    for ev in watched:
+        assert player_view[ev.seq] == ev
+    assert not spectator.rooms[room].gaps and not clients[0].rooms[room].gaps
+    # The record replays in the engine to the announced result.
+    rec = await spectator.get_record(over.record)
+    record = GameRecord.from_dict(rec.data.model_dump())
+    game = replay(record)
+    assert game.result() is not None
+    assert game.result().to_dict() == over.result.model_dump()
+    moves = [e.move for e in watched if e.type == "move_made"]
+    assert record.moves == moves
+    assert record.players == [c.player.name for c in clients]
+    return over, record
+
+
+async def test_collapsi_standard_rated_game_with_spectator(arena: Any) -> None:
+    await arena.start()
+    room, (ann, bob) = await seat_players(arena, "collapsi", ["ann", "bob"], rated=True)
+    spectator = await arena.client(binary=False)  # anonymous, JSON text frames
+    state = await spectator.watch(room)
+    assert state.role == "spectator" and state.you is None
+    over, record = await finish_and_check(arena, room, [ann, bob], spectator, seed=1)
+    assert record.rules == "standard" and record.rules_version == "1.3.1"
+    assert over.result.reason == "no_moves"
+    winner = over.result.winner
+    assert {c.name for c in over.ratings} == {"ann", "bob"}
+    change = {c.seat: c for c in over.ratings}
+    assert change[winner].after > change[winner].before == 1500.0
+    assert change[1 - winner].after < 1500.0
+    board = await spectator.leaderboard("collapsi")
+    assert [e.name for e in board] == [["ann", "bob"][winner], ["ann", "bob"][1 - winner]]
+    assert board[0].rating == change[winner].after and board[0].games == 1
+
+
+async def test_collapsi_classic_casual_game(arena: Any) -> None:
+    await arena.start()
+    room, clients = await seat_players(arena, "collapsi", ["cat", "dan"], rules="classic")
+    spectator = await arena.client("eve")
+    await spectator.join(room, role="spectator")
+    over, record = await finish_and_check(arena, room, clients, spectator, seed=2)
+    assert record.rules == "classic" and record.rules_version == "1.1.0"
+    assert over.ratings == []
+    assert await spectator.leaderboard("collapsi") == []
+
+
+async def test_big_board_three_player_game(arena: Any) -> None:
+    await arena.start()
+    room, clients = await seat_players(
+        arena, "collapsi", ["p1", "p2", "p3"], variant="big-board", seats=3, rated=True
+    )
+    spectator = await arena.client()
+    await spectator.watch(room)
+    over, record = await finish_and_check(arena, room, clients, spectator, seed=3)
+    assert len(record.players) == 3 and record.variant == "big-board"
+    assert sorted(over.result.order) == [0, 1, 2]
+    after = {c.seat: c.after for c in over.ratings}
+    order = over.result.order
+    assert after[order[0]] > after[order[1]] > after[order[2]]
+
+
+async def test_collecto_game(arena: Any) -> None:
+    await arena.start()
+    room, clients = await seat_players(arena, "collecto", ["gus", "hal"], rated=True)
+    spectator = await arena.client()
+    await spectator.watch(room)
+    over, record = await finish_and_check(arena, room, clients, spectator, seed=4)
+    assert record.game == "collecto"
+    assert over.result.reason == "score" and over.result.scores is not None
+
+
+async def test_rematch_swaps_sides(arena: Any) -> None:
+    await arena.start()
+    room, (ann, bob) = await seat_players(arena, "collapsi", ["ann", "bob"])
+    await ready_all(room, [ann, bob])
+    first = await ann.next(type="game_started", room=room)
+    assert [s.player.name for s in first.seats] == ["ann", "bob"]
+    await bob.resign(room)
+    over = await ann.next(type="game_over", room=room)
+    assert over.result.reason == "resign" and over.result.winner == 0
+    await bob.offer_rematch(room)
+    await ann.next(type="rematch_offered", room=room)
+    await ann.accept_rematch(room)
+    second = await ann.next(type="game_started", room=room)
+    assert second.game_number == 2
+    assert [s.player.name for s in second.seats] == ["bob", "ann"]
+    await bob.move(room, second.legal_moves[0])  # bob now moves first
+    assert (await ann.next(type="move_made", room=room)).seat == 0
+
+
+async def test_lobby_lists_live_rooms_and_private_rooms_need_an_invite(arena: Any) -> None:
+    await arena.start()
+    watcher = await arena.client()
+    assert await watcher.subscribe_lobby() == []
+    ann = await arena.client("ann")
+    state = await ann.create_room("collapsi", seat=0)
+    added = await watcher.next(type="room_added")
+    assert added.summary.room == state.room and added.summary.status == "waiting"
+    hidden = await ann.create_room("collecto", private=True, seat=0)
+    assert hidden.invite
+    bob = await arena.client("bob")
+    rooms = await bob.list_rooms()
+    assert [r.room for r in rooms] == [state.room]
+    try:
+        await bob.join(hidden.room)
+        raise AssertionError("joined a private room without its invite")
+    except Exception as exc:
+        assert getattr(exc, "code", None) == "forbidden"
+    joined = await bob.join(invite=hidden.invite)
+    assert joined.room == hidden.room
+    await bob.join(state.room)
+    await bob.take_seat(state.room)
+    updated = await watcher.next(
+        type="room_updated", where=lambda e: all(s.player for s in e.summary.seats)
+    )
+    assert updated.summary.room == state.room
+    await ann.leave(state.room)
+    await bob.leave(state.room)
+    assert (await watcher.next(type="room_removed")).room == state.room
+    assert await watcher.list_rooms() == []
+
+
+async def test_quick_match_pairs_close_ratings(arena: Any) -> None:
+    await arena.start()
+    ann = await arena.client("ann", token="a")
+    bob = await arena.client("bob", token="b")
+    queued = await ann.quick_match("collapsi", rated=True)
+    assert queued.waiting == 1
+    await bob.quick_match("collapsi", rated=True)
+    ma = await ann.next(type="matched")
+    mb = await bob.next(type="matched")
+    assert ma.room == mb.room and {ma.seat, mb.seat} == {0, 1}
+    started = await ann.next(type="game_started", room=ma.room)
+    assert started.game_number == 1
+    mover = ann if started.to_move == ma.seat else bob
+    await mover.move(ma.room, started.legal_moves[0])
