@@ -54,6 +54,7 @@ __all__ = [
 
 RULE_SETS = ("standard", "classic")
 DEFAULT_MAX_NODES = 3_000_000
+_CHECK_EVERY = 1024
 
 
 class SolverBudgetExceeded(Exception):
@@ -332,6 +333,7 @@ class Solver:
         self._deadline = 0.0
         self._start = 0.0
         self._shift = max(1, (width * height - 1).bit_length())
+        self._mark = [0, 0]  # table sizes at which the budget is checked next
         self._win = self._build_win()
         self._value = self._build_value()
 
@@ -341,16 +343,22 @@ class Solver:
         return cls(pos.rules, pos.width, pos.height, pos.cards, **budget)  # type: ignore[arg-type]
 
     def _begin(self) -> None:
+        """Start the budget clock (each public search call is one budget)."""
         self._start = time.perf_counter()
         self._deadline = (
             self._start + self.max_seconds if self.max_seconds is not None else float("inf")
         )
+        self._mark[0] = len(self.wtt) + _CHECK_EVERY
+        self._mark[1] = len(self.ltt) + _CHECK_EVERY
 
     def _over_budget(self) -> None:
+        # called every _CHECK_EVERY new positions of either table
         nodes = len(self.wtt) + len(self.ltt)
-        elapsed = time.perf_counter() - self._start
-        if nodes > self.max_nodes or elapsed > (self._deadline - self._start):
-            raise SolverBudgetExceeded(nodes, elapsed)
+        now = time.perf_counter()
+        if nodes > self.max_nodes or now > self._deadline:
+            raise SolverBudgetExceeded(nodes, now - self._start)
+        self._mark[0] = len(self.wtt) + _CHECK_EVERY
+        self._mark[1] = len(self.ltt) + _CHECK_EVERY
 
     # -- win/loss -------------------------------------------------------------
     def wins(self, collapsed: int, me: int, opp: int) -> bool:
@@ -366,8 +374,7 @@ class Solver:
         tabs = self.tables
         rel = tabs.relevant
         memo = tabs.memo
-        check_every = 4095
-        max_nodes = self.max_nodes
+        mark = self._mark
 
         def gen(cell: int, col: int) -> tuple[int, ...]:
             idx = cell * 5 + cards[cell]
@@ -396,6 +403,8 @@ class Solver:
             if nod == 1 and od[0] in ds and od[0] != opp:
                 tt[key] = True
                 return True
+            if len(tt) > mark[0]:
+                over()
             base = nc << s2 | opp << s
             kids = []
             for d in ds:
@@ -414,10 +423,6 @@ class Solver:
                     tt[key] = True
                     return True
             tt[key] = False
-            if not (len(tt) & check_every) and (
-                len(tt) > max_nodes or time.perf_counter() > self._deadline
-            ):
-                over()
             return False
 
         return win
@@ -432,6 +437,39 @@ class Solver:
         self._begin()
         return self._value(collapsed, me, opp, alpha, beta)
 
+    def exact(self, collapsed: int, me: int, opp: int) -> int:
+        """The exact game-length value of a position (see :meth:`value`).
+
+        The win/loss search runs first: it is cheaper, fixes the sign, and fills
+        the table the length search reads. Then MTD(f): null-window probes of
+        the length search from a typical guess. A win leaves an odd number of
+        plies and a loss an even one, so probes move by two.
+        """
+        self._begin()
+        return self._exact(collapsed, me, opp)
+
+    def _exact(self, collapsed: int, me: int, opp: int) -> int:
+        faces = self.width * self.height - collapsed.bit_count()
+        if self._win(collapsed, me, opp):
+            lo, hi = 2, faces - 1
+            g = min(hi, lo + 3)
+            if (g - hi) % 2:
+                g -= 1
+        else:
+            lo, hi = -faces, -2
+            g = max(lo, hi - 2)
+            if (g - lo) % 2:
+                g += 1
+        value = self._value
+        while lo < hi:
+            beta = g + 1 if g == lo else g
+            g = value(collapsed, me, opp, beta - 1, beta)
+            if g < beta:
+                hi = g
+            else:
+                lo = g
+        return g
+
     def _build_value(self):
         s = self._shift
         s2 = s + s
@@ -442,9 +480,7 @@ class Solver:
         rel = tabs.relevant
         memo = tabs.memo
         n = self.width * self.height
-        check_every = 4095
-        max_nodes = self.max_nodes
-        win = self._win
+        mark = self._mark
         over = self._over_budget
 
         def gen(cell: int, col: int) -> tuple[int, ...]:
@@ -465,64 +501,79 @@ class Solver:
                     return hi
                 if lo == hi:
                     return lo
-            else:
-                # a win ends with at most faces-1 cards up, a loss at worst now
-                lo, hi = -faces, faces - 1
-            w = wtt.get(key)
-            if w is None:
-                w = win(col, me, opp)
-            if w:
-                if lo < 2:
-                    lo = 2
-            elif hi > -2:
-                hi = -2
-            if lo >= beta:
-                return lo
-            if hi <= alpha:
-                return hi
-            a = alpha if alpha > lo - 1 else lo - 1
-            b = beta if beta < hi + 1 else hi + 1
             ds = gen(me, col)
             nc = col | (1 << me)
+            od = gen(opp, nc)
+            nod = len(od)
+            f1 = faces - 1
+            if e is None:
+                if len(ds) <= (opp in ds):
+                    ltt[key] = (-faces, -faces)  # no move: lost now
+                    return -faces
+                if nod == 0 or (nod == 1 and od[0] in ds):
+                    ltt[key] = (f1, f1)  # the opponent is stuck after our move
+                    return f1
+                # no win in one ply; a move exists, so no loss before two plies
+                lo, hi = 2 - faces, faces - 3
+                w = wtt.get(key)
+                if w is not None:
+                    if w:
+                        lo = 2
+                    else:
+                        hi = -2
+                if lo >= beta:
+                    ltt[key] = (lo, hi)
+                    return lo
+                if hi <= alpha:
+                    ltt[key] = (lo, hi)
+                    return hi
+            if len(ltt) > mark[1]:
+                over()
+            a0 = alpha if alpha > lo - 1 else lo - 1
+            b = beta if beta < hi + 1 else hi + 1
+            a = a0
             base = nc << s2 | opp << s
             kids = []
+            best = -n - 1
             for d in ds:
                 if d == opp:
                     continue
-                ck = base | d
-                cw = wtt.get(ck)
-                if cw is None:
-                    cw = win(nc, opp, d)
-                if w and cw:
-                    continue  # a winner never needs a move that hands the opponent the win
-                ce = ltt.get(ck)
-                # try the moves whose known value is best for us first
-                guess = -ce[1] if ce is not None else (faces if not cw else -faces)
-                kids.append((-guess, d))
-            if not kids:
-                # no move at all: the game ends now, the mover loses
-                r = -faces
-                ltt[key] = (r, r)
-                return r
-            kids.sort()
-            best = -n - 1
-            f1 = faces - 1
-            for _, d in kids:
-                v = -val(nc, opp, d, f1, -b, -(a if a > best else best))
-                if v > best:
-                    best = v
-                    if best >= b:
+                ce = ltt.get(base | d)
+                if ce is not None:
+                    # this move is worth between -chi and -clo to us
+                    clo, chi = ce
+                    if -chi >= b:
+                        # enhanced transposition cutoff: this move alone is good enough
+                        best = -chi
                         break
-            if best <= a:
+                    if -clo <= a or clo == chi:
+                        if -clo > best:
+                            best = -clo
+                            if best > a:
+                                a = best
+                        continue
+                    kids.append((chi, d))
+                else:
+                    cw = wtt.get(base | d)
+                    kids.append((-n if cw is False else (n if cw else 0), d))
+            else:
+                kids.sort()
+                for _, d in kids:
+                    if a >= b:
+                        break
+                    v = -val(nc, opp, d, f1, -b, -a)
+                    if v > best:
+                        best = v
+                        if best > a:
+                            if best >= b:
+                                break
+                            a = best
+            if best <= a0:
                 ltt[key] = (lo, best if best < hi else hi)
             elif best >= b:
                 ltt[key] = (best if best > lo else lo, hi)
             else:
                 ltt[key] = (best, best)
-            if not (len(ltt) & check_every) and (
-                len(ltt) + len(wtt) > max_nodes or time.perf_counter() > self._deadline
-            ):
-                over()
             return best
 
         def value(col: int, me: int, opp: int, alpha: int, beta: int) -> int:
@@ -558,7 +609,7 @@ def solve_length(
     solver = Solver.for_position(pos, max_nodes=max_nodes, max_seconds=max_seconds)
     me, opp = _sides(pos)
     faces = pos.cells - pos.collapsed.bit_count()
-    v = solver.value(pos.collapsed, me, opp, -faces - 1, faces)
+    v = solver.exact(pos.collapsed, me, opp)
     winner = pos.to_move if v > 0 else 1 - pos.to_move
     return winner, faces - abs(v)
 
@@ -570,18 +621,21 @@ def analyse(
     max_seconds: float | None = None,
     solver: Solver | None = None,
 ) -> Analysis:
-    """Winner, game length and the game length after each legal move of ``pos``."""
+    """Winner, game length and the game length after each legal move of ``pos``.
+
+    Pass a :class:`Solver` of the same deal to reuse its tables (and budget).
+    """
     _check(pos)
     if solver is None:
         solver = Solver.for_position(pos, max_nodes=max_nodes, max_seconds=max_seconds)
-    solver._begin()
     me, opp = _sides(pos)
     faces = pos.cells - pos.collapsed.bit_count()
     nc = pos.collapsed | (1 << me)
     moves: dict[int, int] = {}
     best = -faces  # no move: lost now
+    solver._begin()
     for d in legal_destinations(pos):
-        v = -solver._value(nc, opp, d, -faces, faces + 1)
+        v = -solver._exact(nc, opp, d)
         moves[d] = faces - abs(v)
         best = max(best, v)
     winner = pos.to_move if best > 0 else 1 - pos.to_move
