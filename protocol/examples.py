@@ -203,7 +203,7 @@ def server_examples() -> list[s.ServerBase]:
         s.RoomState(
             re=6,
             room=room,
-            seq=0,
+            seq=2,
             game="collapsi",
             rules="standard",
             rules_version="1.3.1",
