@@ -101,11 +101,13 @@ def test_worked_example_replies_and_seqs() -> None:
             assert msg.seq == last_seq + 1, "room events are gap-free"
             last_seq = msg.seq
             assert msg.re is None
+        elif msg.type == "goodbye":
+            assert msg.re is None
         else:
             assert msg.re in pending, f"{msg.type} answers no open request"
             pending.remove(msg.re)
     assert pending == [], "every request got exactly one reply"
-    assert frames[-2][1].type == "logout"
+    assert [m.type for _, m in frames[-3:]] == ["logout", "ack", "goodbye"]
 
 
 def test_worked_example_is_a_real_game() -> None:
