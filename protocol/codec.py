@@ -95,9 +95,9 @@ def decode_frame(frame: Frame, limits: DecodeLimits = DEFAULT_LIMITS) -> dict[st
         data = _parse_msgpack(bytes(frame), limits)
     else:
         raise ProtocolError(ErrorCode.BAD_FRAME, f"a frame is bytes or str, not {type(frame)}")
-    _check_tree(data, limits)
-    if not isinstance(data, dict):
+    if type(data) is not dict:
         raise ProtocolError(ErrorCode.BAD_FRAME, "a message must be a map at the top level")
+    _check_tree(data, limits)
     return data
 
 
@@ -117,13 +117,16 @@ def _parse_json(text: str, limits: DecodeLimits) -> Any:
         if size > limits.max_frame_bytes:
             raise _too_large(size, limits)
     try:
-        return json.loads(text, parse_constant=_refuse_constant)
+        return _JSON_DECODER.decode(text)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
         raise ProtocolError(ErrorCode.BAD_FRAME, f"not valid JSON: {exc}") from None
 
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not allowed")
+
+
+_JSON_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 
 
 class _ExtRefused(ValueError):
@@ -165,40 +168,58 @@ def _bad(message: str) -> ProtocolError:
     return ProtocolError(ErrorCode.BAD_FRAME, message)
 
 
-def _check_tree(root: Any, limits: DecodeLimits) -> None:
-    """Walk the parsed value iteratively (no recursion) and enforce the limits."""
+def _check_tree(root: dict[str, Any], limits: DecodeLimits) -> None:
+    """Walk the parsed value iteratively (no recursion) and enforce the limits.
+
+    Scalars are checked where they are found; only containers go on the stack, which
+    keeps this cheap for the usual flat messages.
+    """
+    max_depth = limits.max_depth
     stack: list[tuple[Any, int]] = [(root, 1)]
     while stack:
         value, depth = stack.pop()
-        if value is None or value is True or value is False:
-            continue
-        kind = type(value)
-        if kind is str:
-            _check_str(value, limits)
-        elif kind is int:
-            if not INT_MIN <= value <= INT_MAX:
-                raise _bad("integer outside the 64-bit range")
-        elif kind is float:
-            if not math.isfinite(value):
-                raise _bad("non-finite number")
-        elif kind is dict:
-            if depth > limits.max_depth:
-                raise _bad(f"nesting deeper than {limits.max_depth}")
+        if depth > max_depth:
+            raise _bad(f"nesting deeper than {max_depth}")
+        if type(value) is dict:
             if len(value) > limits.max_map_len:
                 raise _bad(f"map with more than {limits.max_map_len} keys")
-            for key, item in value.items():
+            for key in value:
                 if type(key) is not str:
                     raise _bad("map keys must be strings")
-                _check_str(key, limits)
-                stack.append((item, depth + 1))
-        elif kind is list:
-            if depth > limits.max_depth:
-                raise _bad(f"nesting deeper than {limits.max_depth}")
+                if not key.isascii() or len(key) > limits.max_str_bytes:
+                    _check_str(key, limits)
+            items: Any = value.values()
+        else:
             if len(value) > limits.max_array_len:
                 raise _bad(f"array longer than {limits.max_array_len}")
-            stack.extend((item, depth + 1) for item in value)
-        else:
-            raise _bad(f"values of type {kind.__name__} are not allowed (binary, extension)")
+            items = value
+        for item in items:
+            kind = type(item)
+            if kind is dict or kind is list:
+                stack.append((item, depth + 1))
+            elif kind is str:
+                if not item.isascii() or len(item) > limits.max_str_bytes:
+                    _check_str(item, limits)
+            elif kind is bool or item is None:
+                continue
+            else:
+                _check_scalar(item, limits)
+
+
+def _check_scalar(value: Any, limits: DecodeLimits) -> None:
+    kind = type(value)
+    if value is None or kind is bool:
+        return
+    if kind is str:
+        _check_str(value, limits)
+    elif kind is int:
+        if not INT_MIN <= value <= INT_MAX:
+            raise _bad("integer outside the 64-bit range")
+    elif kind is float:
+        if not math.isfinite(value):
+            raise _bad("non-finite number")
+    else:
+        raise _bad(f"values of type {kind.__name__} are not allowed (binary, extension)")
 
 
 def _check_str(text: str, limits: DecodeLimits) -> None:
