@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Self
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from protocol.common import (
     ChatText,
@@ -141,6 +141,15 @@ class CreateRoom(ClientBase):
 class JoinRoom(ClientBase):
     """Join a room by ``room`` id or by ``invite`` code (exactly one of them), as a player
     (may then take a seat) or as a spectator. Answered by ``room_state`` (with ``re``)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "oneOf": [
+                {"properties": {"room": {"type": "string"}}, "required": ["room"]},
+                {"properties": {"invite": {"type": "string"}}, "required": ["invite"]},
+            ]
+        }
+    )
 
     type: Literal["join_room"] = "join_room"
     room: Id | None = None
