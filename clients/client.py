@@ -213,11 +213,11 @@ class Client:
             track = self.rooms.setdefault(msg.room, RoomTrack())
             track.state = msg
             track.seq = max(track.seq, msg.seq)
-        elif isinstance(msg, m.CatchUp):
-            for ev in msg.events:
-                self._room_event(ev)
-        elif msg.type in m.ROOM_EVENT_TYPES:
-            self._room_event(msg)
+        replayed: list[Any] = []
+        if isinstance(msg, m.CatchUp):
+            replayed = [ev for ev in msg.events if self._room_event(ev)]
+        elif msg.type in m.ROOM_EVENT_TYPES and not self._room_event(msg):
+            return  # a duplicate of an event already seen
         if re is not None and re in self._pending:
             fut = self._pending.pop(re)
             if not fut.done():
@@ -226,19 +226,21 @@ class Client:
                 else:
                     fut.set_result(msg)
         self._inbox.append(msg)
+        # events caught up on are seen by next() as if they had arrived live
+        self._inbox.extend(replayed)
         self._arrived.set()
 
-    def _room_event(self, ev: Any) -> None:
+    def _room_event(self, ev: Any) -> bool:
+        """Track a room event; False if it was already seen (or is in the snapshot)."""
         track = self.rooms.setdefault(ev.room, RoomTrack())
-        if ev.seq <= track.seq and track.state is not None and ev.seq <= track.state.seq:
-            return  # already reflected in the snapshot
         if ev.seq <= track.seq:
-            return  # a duplicate
+            return False
         if ev.seq != track.seq + 1 and (track.seq or track.state is not None):
             track.gaps.append((track.seq + 1, ev.seq))
         track.seq = ev.seq
         if self.keep_events:
             track.events.append(ev)
+        return True
 
     # -- requests ---------------------------------------------------------------------------
     async def send(self, msg: BaseModel) -> None:

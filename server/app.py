@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+import socket
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -55,7 +56,10 @@ class Config:
     rate_per_second: float = 20.0
     #: refusals in a row (while rate limited) before the connection is closed as abuse
     abuse_after: int = 200
+    #: messages queued for one connection before it counts as not reading and is dropped
     out_queue: int = 512
+    #: kernel send buffer per connection (bytes); None keeps the OS's autotuning
+    sndbuf: int | None = None
     ping_interval: float | None = 20.0
     ping_timeout: float | None = 20.0
     hello_timeout: float = 10.0
@@ -198,6 +202,10 @@ class Arena:
 
     # -- connections ------------------------------------------------------------------------
     async def handle(self, ws: ServerConnection) -> None:
+        if self.config.sndbuf:
+            sock = ws.transport.get_extra_info("socket")
+            if sock is not None:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.config.sndbuf)
         conn = Connection(self, ws)
         self.connections.add(conn)
         self.metrics.connections.inc()
@@ -208,6 +216,7 @@ class Arena:
             self.connections.discard(conn)
             self.metrics.connections.dec()
             await self._connection_lost(conn)
+            conn.done.set()
 
     async def _connection_lost(self, conn: Connection) -> None:
         s = self.sessions.get(conn.session or "")
@@ -351,9 +360,7 @@ class Arena:
             room = self.rooms.get(room_id)
             if room is None:
                 continue
-            await room.ask(room.reconnected, old.id)
-            for reply in await room.ask(room.catch_up, old.id, cursors.get(room_id), None):
-                conn.send(reply)
+            await room.ask(room.resume_member, old.id, cursors.get(room_id))
         conn.log.info("resumed", rooms=sorted(old.rooms))
 
     async def on_logout(self, conn: Connection, msg: m.Logout) -> None:
@@ -498,18 +505,14 @@ class Arena:
             msg.rated,
             msg.private,
         )
-        await room.ask(room.join, s.id, s.player, "player", None)
+        await room.ask(room.join, s.id, s.player, "player", None, False)
         s.rooms.add(room.id)
         await self._save_session(s)
         if msg.seat is not None:
             await room.ask(room.take_seat, s.id, s.player, msg.seat)
         else:
             await room.ask(room._lobby_update)
-        conn.send(await room.ask(self._state, room, s.id, msg.id))
-
-    @staticmethod
-    async def _state(room: Room, session: str, re: Any) -> m.RoomState:
-        return room.state_for(session, re)
+        await room.ask(room.send_state, s.id, msg.id)
 
     async def on_join_room(self, conn: Connection, msg: m.JoinRoom) -> None:
         s = self._session(conn)
@@ -527,19 +530,16 @@ class Arena:
                 raise ProtocolError(ErrorCode.NOT_AUTHENTICATED, "log in to join as a player")
             if self._player_rooms(s) >= self.config.max_rooms_per_player:
                 raise ProtocolError(ErrorCode.TOO_MANY_ROOMS, "you are in too many rooms")
-        state = await room.ask(room.join, s.id, s.player, msg.role, msg.id)
+        await room.ask(room.join, s.id, s.player, msg.role, msg.id)
         s.rooms.add(room.id)
         await self._save_session(s)
-        conn.send(state)
 
     async def on_watch(self, conn: Connection, msg: m.Watch) -> None:
         s = self._session(conn)
         room = self._room(msg.room)
-        replies = await room.ask(room.watch, s.id, msg.since_seq, msg.id)
+        await room.ask(room.watch, s.id, msg.since_seq, msg.id)
         s.rooms.add(room.id)
         await self._save_session(s)
-        for reply in replies:
-            conn.send(reply)
 
     async def on_leave_room(self, conn: Connection, msg: m.LeaveRoom) -> None:
         s = self._session(conn)
@@ -687,7 +687,7 @@ class Arena:
         )
         for s in order:
             s.queue = None
-            await room.ask(room.join, s.id, s.player, "player", None)
+            await room.ask(room.join, s.id, s.player, "player", None, False)
             s.rooms.add(room.id)
             await self._save_session(s)
         for seat, s in enumerate(order):
@@ -696,8 +696,7 @@ class Arena:
         for seat, s in enumerate(order):
             await room.ask(room.take_seat, s.id, s.player, seat)
         for s in order:
-            if s.conn is not None:
-                s.conn.send(await room.ask(self._state, room, s.id, None))
+            await room.ask(room.send_state, s.id, None)
 
     # records and ratings
     async def on_get_record(self, conn: Connection, msg: m.GetRecord) -> None:

@@ -19,9 +19,9 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from protocol import messages as m
-from protocol.codec import decode_client
+from protocol.codec import decode_client, decode_frame
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
-from protocol.limits import DecodeLimits
+from protocol.limits import MAX_SEQ, DecodeLimits
 from protocol.session import Phase, admit
 from server.outgoing import Outgoing
 from server.ratelimit import TokenBucket
@@ -48,6 +48,8 @@ class Connection:
         self._writer: asyncio.Task[None] | None = None
         self.closing = False
         self._closer: asyncio.Task[None] | None = None
+        #: set once the connection is gone and its session has been told
+        self.done = asyncio.Event()
         self.lobby = False  # subscribed to lobby events
         self.lobby_game: str | None = None
         self.log = log.bind(conn=self.id)
@@ -132,8 +134,21 @@ class Connection:
             pass
         finally:
             self.closing = True
+            if self._closer is not None:  # let the goodbye and the close code go out
+                with contextlib.suppress(asyncio.CancelledError, TimeoutError, ConnectionClosed):
+                    await asyncio.wait_for(asyncio.shield(self._closer), timeout=3.0)
             if self._writer is not None:
                 self._writer.cancel()
+
+    def _request_id(self, frame: Any) -> int | str | None:
+        """The ``id`` of a frame we will not process, so the refusal can name it."""
+        try:
+            rid = decode_frame(frame, self.limits).get("id")
+        except ProtocolError:
+            return None
+        if (type(rid) is int and 0 <= rid <= MAX_SEQ) or (type(rid) is str and 0 < len(rid) <= 64):
+            return rid
+        return None
 
     async def _handle_frame(self, frame: Any) -> None:
         self.arena.metrics.messages_in.inc()
@@ -146,7 +161,12 @@ class Connection:
                 self.close(CloseCode.ABUSE, "sustained flooding")
                 return
             self.send_error(
-                ProtocolError(ErrorCode.RATE_LIMITED, "too many messages", retry_after=retry)
+                ProtocolError(
+                    ErrorCode.RATE_LIMITED,
+                    "too many messages",
+                    retry_after=retry,
+                    re=self._request_id(frame),
+                )
             )
             return
         try:

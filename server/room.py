@@ -284,8 +284,13 @@ class Room:
             self.arena.deliver(session, out)
 
     # -- membership -------------------------------------------------------------------------
-    async def join(self, session: str, player: dict[str, Any] | None, role: str, re: Any):
-        """Add a member; answer with the room state (from inside the actor, so it is exact)."""
+    async def join(
+        self, session: str, player: dict[str, Any] | None, role: str, re: Any, reply: bool = True
+    ) -> None:
+        """Add a member and send it the room state.
+
+        Replies are sent from inside the actor, so no later event can overtake them.
+        """
         if role == "player":
             if player is None:
                 raise ProtocolError(ErrorCode.NOT_AUTHENTICATED, "log in to join as a player")
@@ -297,33 +302,44 @@ class Room:
                 raise ProtocolError(ErrorCode.FORBIDDEN, "private rooms cannot be watched")
             self.members[session] = "spectator"
             await self._lobby_update()
-        return self.state_for(session, re)
+        if reply:
+            await self.send_state(session, re)
 
-    async def watch(self, session: str, since_seq: int | None, re: Any) -> list[m.BaseModel]:
-        """Add a spectator; answer with a snapshot, or with the events after ``since_seq``."""
+    async def send_state(self, session: str, re: Any) -> None:
+        self.arena.deliver(session, Outgoing.of(self.state_for(session, re)))
+
+    async def watch(self, session: str, since_seq: int | None, re: Any) -> None:
+        """Add a spectator; send a snapshot, or the events after ``since_seq``."""
         if self.settings.private and self.members.get(session) is None:
             raise ProtocolError(ErrorCode.FORBIDDEN, "private rooms cannot be watched")
         if session not in self.members:
             self.members[session] = "spectator"
             await self._lobby_update()
-        return await self.catch_up(session, since_seq, re)
+        await self.catch_up(session, since_seq, re)
 
-    async def catch_up(self, session: str, since_seq: int | None, re: Any) -> list[m.BaseModel]:
+    async def resume_member(self, session: str, since_seq: int | None) -> None:
+        """A member's session resumed: first what it missed, then the news that it is back."""
+        await self.catch_up(session, since_seq, None)
+        await self.reconnected(session)
+
+    async def catch_up(self, session: str, since_seq: int | None, re: Any) -> None:
+        """Send the events after ``since_seq`` (or a snapshot when that is not possible)."""
         if since_seq is None or since_seq > self.seq:
-            return [self.state_for(session, re)]
+            await self.send_state(session, re)
+            return
         events = await self.arena.presence.read_events(self.id, after_seq=since_seq)
         if events and events[0]["seq"] != since_seq + 1:
-            return [self.state_for(session, re)]  # the log no longer reaches back that far
+            await self.send_state(session, re)  # the log no longer reaches back that far
+            return
         chunks = [events[i : i + MAX_EVENTS] for i in range(0, len(events), MAX_EVENTS)] or [[]]
-        return [
-            m.CatchUp(
+        for i, chunk in enumerate(chunks):
+            msg = m.CatchUp(
                 re=re,
                 room=self.id,
                 events=[ROOM_EVENT_ADAPTER.validate_python(e) for e in chunk],
                 more=i < len(chunks) - 1,
             )
-            for i, chunk in enumerate(chunks)
-        ]
+            self.arena.deliver(session, Outgoing.of(msg))
 
     async def take_seat(self, session: str, player: dict[str, Any], seat: int | None) -> int:
         if self.members.get(session) != "player":
@@ -494,7 +510,9 @@ class Room:
             view=g.view(),
             to_move=match.to_move(),
             legal_moves=g.legal_moves() if not match.over else [],
-            clock=self.clock(),
+            clock=None
+            if events[0]["clocks"] is None
+            else m.Clock(remaining_ms=events[0]["clocks"], running=match.to_move()),
         )
         self.arena.metrics.games_started.labels(s.game).inc()
         self.arena.metrics.games_live.inc()
