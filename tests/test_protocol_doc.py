@@ -61,7 +61,7 @@ def test_limits_table_matches_the_code() -> None:
     assert f"| {limits.MAX_STR_BYTES} |" in DOC
     assert f"| {limits.MAX_ARRAY_LEN} elements |" in DOC
     assert f"| {limits.MAX_MAP_LEN} keys |" in DOC
-    assert f"at most {limits.MAX_FRAME_BYTES}" in DOC
+    assert f"default is {limits.MAX_FRAME_BYTES}" in DOC
     assert f"1-{limits.NAME_MAX} characters" in DOC
     assert f"1-{limits.CHAT_MAX} characters" in DOC
     for event in ROOM_EVENT_TYPES:
