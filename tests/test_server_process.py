@@ -1,0 +1,166 @@
+"""``arena serve`` as a real subprocess, and HTTP on the game port.
+
+A restart with the same ``--data-dir`` still serves finished games' records;
+SIGTERM tells connected clients and exits cleanly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clients.client import Client
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class ServeProcess:
+    def __init__(self, proc: asyncio.subprocess.Process, url: str, startup_s: float) -> None:
+        self.proc = proc
+        self.url = url
+        self.startup_s = startup_s
+        self.log_lines: list[dict[str, Any]] = []
+
+
+@contextlib.asynccontextmanager
+async def arena_serve(*args: str) -> AsyncIterator[ServeProcess]:
+    t0 = time.monotonic()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "clients.cli",
+        "serve",
+        "--port",
+        "0",
+        "--log-format",
+        "json",
+        *args,
+        cwd=ROOT,
+        stderr=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.DEVNULL,
+    )
+    assert proc.stderr is not None
+    lines: list[dict[str, Any]] = []
+    url = None
+    while url is None:
+        raw = await asyncio.wait_for(proc.stderr.readline(), 20)
+        assert raw, "arena serve exited before listening"
+        entry = json.loads(raw)
+        lines.append(entry)
+        if entry["event"] == "listening":
+            url = entry["url"]
+    server = ServeProcess(proc, url, time.monotonic() - t0)
+    server.log_lines = lines
+
+    async def drain() -> None:
+        while raw := await proc.stderr.readline():  # type: ignore[union-attr]
+            lines.append(json.loads(raw))
+
+    drainer = asyncio.create_task(drain())
+    try:
+        yield server
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+        await proc.wait()
+        await drainer
+
+
+async def finished_game(url: str) -> tuple[str, list[str], Client]:
+    ann, bob = Client(url), Client(url)
+    await ann.connect()
+    await bob.connect()
+    await ann.login("ann", token="a")
+    await bob.login("bob", token="b")
+    state = await ann.create_room("collapsi", seat=0, rated=True)
+    await bob.join(state.room)
+    await bob.take_seat(state.room, 1)
+    await ann.ready(state.room)
+    await bob.ready(state.room)
+    started = await ann.next(type="game_started", room=state.room)
+    await [ann, bob][started.to_move].move(state.room, started.legal_moves[0])
+    await bob.resign(state.room)
+    over = await ann.next(type="game_over", room=state.room)
+    moves = [e.move for e in ann.events(state.room) if e.type == "move_made"]
+    await bob.close()
+    return over.record, moves, ann
+
+
+@pytest.mark.timeout(60)
+async def test_restart_with_the_same_data_dir_keeps_records(tmp_path: Path) -> None:
+    data = str(tmp_path / "data")
+    async with arena_serve("--data-dir", data) as first:
+        assert first.startup_s < 5  # typically well under a second (see the report)
+        record_id, moves, ann = await finished_game(first.url)
+        first.proc.send_signal(signal.SIGTERM)
+        bye = await ann.next(type="goodbye")
+        assert bye.reason == "shutdown"
+        assert await asyncio.wait_for(first.proc.wait(), 15) == 0
+        await ann.close()
+        events = [e["event"] for e in first.log_lines]
+        assert "arena_stopped" in events
+        assert all("timestamp" in e and "level" in e for e in first.log_lines)
+        assert any(e.get("room") and e["event"] == "game_over" for e in first.log_lines)
+    assert (Path(data) / "records" / f"{record_id}.json").exists()
+    async with arena_serve("--data-dir", data) as second:
+        async with Client(second.url) as reader:
+            rec = await reader.get_record(record_id)
+            assert rec.data.moves == moves
+            assert rec.data.result is not None and rec.data.result.reason == "resign"
+            assert [c.name for c in rec.ratings] == ["ann", "bob"]
+        second.proc.send_signal(signal.SIGINT)
+        assert await asyncio.wait_for(second.proc.wait(), 15) == 0
+
+
+async def _http_get(port: int, path: str) -> tuple[int, str, str]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+    await writer.drain()
+    raw = await asyncio.wait_for(reader.read(), 5)
+    writer.close()
+    head, _, body = raw.decode().partition("\r\n\r\n")
+    status = int(head.split()[1])
+    return status, head, body
+
+
+async def test_healthz_and_metrics_on_the_game_port(arena: Any) -> None:
+    a = await arena.start()
+    status, _, body = await _http_get(a.config.port, "/healthz")
+    assert (status, body) == (200, "ok\n")
+    ann = await arena.client("ann")
+    bob = await arena.client("bob")
+    state = await ann.create_room("collapsi", seat=0)
+    await bob.join(state.room)
+    await bob.take_seat(state.room)
+    await ann.ready(state.room)
+    await bob.ready(state.room)
+    started = await ann.next(type="game_started")
+    waiter = [ann, bob][1 - started.to_move]
+    with contextlib.suppress(Exception):
+        await waiter.move(state.room, started.legal_moves[0])  # not_your_turn, counted
+    await [ann, bob][started.to_move].move(state.room, started.legal_moves[0])
+    status, head, body = await _http_get(a.config.port, "/metrics")
+    assert status == 200 and "text/plain" in head
+    metrics = {
+        line.split(" ")[0]: float(line.split(" ")[1])
+        for line in body.splitlines()
+        if line and not line.startswith("#")
+    }
+    assert metrics["arena_connections"] == 2
+    assert metrics["arena_rooms"] == 1
+    assert metrics["arena_games_live"] == 1
+    assert metrics['arena_moves_total{game="collapsi"}'] == 1
+    assert metrics['arena_games_started_total{game="collapsi"}'] == 1
+    assert metrics['arena_errors_total{code="not_your_turn"}'] == 1
+    assert "arena_event_loop_lag_seconds" in metrics
+    status, _, _ = await _http_get(a.config.port, "/nope")
+    assert status == 404
