@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import time
 from collections import defaultdict
 from typing import Any
@@ -43,6 +44,14 @@ class MemorySubscription(Subscription):
             return
         self._queue.put_nowait(copy.deepcopy(event))
 
+    def publish_text(self, text: str) -> None:
+        if self._closed:
+            return
+        if self._queue.qsize() >= SUBSCRIBER_BACKLOG:
+            self._drop()
+            return
+        self._queue.put_nowait(json.loads(text))
+
     def _drop(self) -> None:
         if not self._closed:
             self._closed = True
@@ -66,12 +75,13 @@ class MemoryPresence(Presence):
         self.prefix = prefix
         self._sessions: dict[str, tuple[JSON, float]] = {}
         self._tokens: dict[str, str] = {}  # token hash -> session id
+        self._token_of: dict[str, str] = {}  # session id -> token hash
         self._names: dict[str, str] = {}  # name key -> secret hash
         self._lobby: dict[str, JSON] = {}
         self._lobby_subs: set[MemorySubscription] = set()
         self._rooms: dict[str, JSON] = {}
         self._leases: dict[str, tuple[str, float]] = {}
-        self._events: dict[str, list[JSON]] = defaultdict(list)
+        self._events: dict[str, list[str]] = defaultdict(list)  # JSON texts, seq - 1 = index
         self._room_subs: dict[str, set[MemorySubscription]] = defaultdict(set)
         self._queues: dict[str, list[JSON]] = defaultdict(list)
         self._ratings: dict[str, dict[str, JSON]] = defaultdict(dict)
@@ -97,6 +107,7 @@ class MemoryPresence(Presence):
     async def create_session(self, session_id: str, token: str, data: JSON, ttl: float) -> None:
         self._sessions[session_id] = (copy.deepcopy(data), time.monotonic() + ttl)
         self._tokens[secret_hash(token)] = session_id
+        self._token_of[session_id] = secret_hash(token)
 
     async def get_session(self, session_id: str) -> JSON | None:
         return copy.deepcopy(self._live_session(session_id))
@@ -126,9 +137,9 @@ class MemoryPresence(Presence):
 
     async def end_session(self, session_id: str) -> None:
         self._sessions.pop(session_id, None)
-        for h, sid in list(self._tokens.items()):
-            if sid == session_id:
-                del self._tokens[h]
+        token_hash = self._token_of.pop(session_id, None)
+        if token_hash is not None:
+            self._tokens.pop(token_hash, None)
 
     # -- name claims ------------------------------------------------------------
     async def claim_name(self, name: str, secret: str) -> bool:
@@ -204,11 +215,12 @@ class MemoryPresence(Presence):
         seq = len(log) + 1
         if expected_seq is not None and expected_seq != seq:
             raise SeqConflict(f"room {room_id}: next seq is {seq}, not {expected_seq}")
-        stored = copy.deepcopy(event)
-        stored["seq"] = seq
-        log.append(stored)
-        for sub in list(self._room_subs.get(room_id, ())):
-            sub.publish(stored)
+        text = json.dumps({**event, "seq": seq}, separators=(",", ":"))
+        log.append(text)
+        subs = self._room_subs.get(room_id)
+        if subs:
+            for sub in list(subs):
+                sub.publish_text(text)
         return seq
 
     async def read_events(
@@ -218,7 +230,7 @@ class MemoryPresence(Presence):
         chosen = log[max(after_seq, 0) :]
         if limit is not None:
             chosen = chosen[:limit]
-        return copy.deepcopy(chosen)
+        return [json.loads(text) for text in chosen]
 
     async def last_seq(self, room_id: str) -> int:
         return len(self._events.get(room_id, []))

@@ -1,0 +1,219 @@
+"""Sessions, names, limits and the connection state machine, end to end.
+
+Real server on loopback; a raw ``websockets`` connection (or a raw TCP socket)
+where the client library would refuse to misbehave.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import connect
+
+from clients.client import (
+    ArenaError,
+    Client,
+    ConnectionLost,
+    NameTakenError,
+    UnknownSessionError,
+)
+from protocol import messages as m
+from protocol.codec import decode_server, encode
+
+
+async def test_names_are_claimed_with_a_token_and_bots_are_marked(arena: Any) -> None:
+    await arena.start()
+    ann = await arena.client()
+    player = await ann.login("Ann", token="ann-secret", bot=True)
+    assert player == m.Player(name="Ann", guest=False, bot=True)
+    other = await arena.client()
+    with pytest.raises(NameTakenError):
+        await other.login("ann", token="wrong")  # names are case-insensitive
+    with pytest.raises(NameTakenError):
+        await other.login("ANN")  # a guest cannot use a claimed name
+    guest = await other.login("visitor")
+    assert guest.guest and not guest.bot
+    third = await arena.client()
+    with pytest.raises(NameTakenError):
+        await third.login("visitor")  # online already
+    with pytest.raises(ArenaError) as twice:
+        await other.login("again")
+    assert twice.value.code == "already_authenticated"
+    await ann.logout()
+    back = await arena.client()
+    assert (await back.login("ann", token="ann-secret")).name == "ann"
+
+
+async def test_guests_cannot_play_rated_games(arena: Any) -> None:
+    await arena.start()
+    guest = await arena.client("guest")
+    with pytest.raises(ArenaError) as exc:
+        await guest.create_room("collapsi", rated=True)
+    assert exc.value.code == "forbidden"
+
+
+async def test_resume_needs_a_live_token_and_replaces_the_old_connection(arena: Any) -> None:
+    await arena.start(grace=30)
+    ann = await arena.client("ann", token="t")
+    state = await ann.create_room("collapsi", seat=0)
+    stranger = await arena.client()
+    with pytest.raises(UnknownSessionError):
+        await stranger.request(m.Resume(token="not-a-token"))
+    # A second connection resumes ann's session while the first is still open.
+    twin = Client(arena.url)
+    await twin.connect()
+    twin.resume_token = ann.resume_token
+    resumed = await twin.request(
+        m.Resume(token=ann.resume_token, rooms=[m.RoomCursor(room=state.room, seq=state.seq)])
+    )
+    assert resumed.player.name == "ann" and resumed.rooms == [state.room]
+    bye = await ann.next(type="goodbye")
+    assert bye.reason == "session_replaced"
+    await asyncio.wait_for(ann.closed.wait(), 5)
+    assert ann.close_code == 4002
+    catch = await twin.next(type="catch_up", room=state.room)
+    assert catch.events == []
+    await twin.chat(state.room, "still me")
+    await twin.close()
+
+
+async def test_a_spectator_that_reconnects_catches_up_from_its_last_seq(arena: Any) -> None:
+    await arena.start()
+    ann = await arena.client("ann")
+    state = await ann.create_room("collapsi", seat=0)
+    watcher = await arena.client()
+    await watcher.watch(state.room)
+    await ann.chat(state.room, "one")
+    await watcher.next(type="chat_message")
+    last = watcher.rooms[state.room].seq
+    watcher.abort()
+    await ann.chat(state.room, "two")
+    await ann.chat(state.room, "three")
+    fresh = await arena.client()  # a new connection, watching again from a seq
+    catch = await fresh.watch(state.room, since_seq=last)
+    assert isinstance(catch, m.CatchUp)
+    assert [e.text for e in catch.events] == ["two", "three"]
+    assert catch.events[0].seq == last + 1
+
+
+async def test_rooms_per_player_and_chat_length_are_limited(arena: Any) -> None:
+    await arena.start(max_rooms_per_player=2)
+    ann = await arena.client("ann")
+    first = await ann.create_room("collapsi")
+    await ann.create_room("collecto")
+    with pytest.raises(ArenaError) as exc:
+        await ann.create_room("collapsi")
+    assert exc.value.code == "too_many_rooms"
+    with pytest.raises(ArenaError) as long_chat:
+        await ann.request(m.Chat.model_construct(room=first.room, text="x" * 501))
+    assert long_chat.value.code == "bad_request"
+    other = await arena.client()
+    with pytest.raises(ArenaError) as long_name:
+        await other.request(m.Login.model_construct(name="n" * 33, token=None, bot=False))
+    assert long_name.value.code == "bad_request"
+    await ann.chat(first.room, "x" * 500)
+
+
+async def test_unknown_room_and_game_and_bad_setup(arena: Any) -> None:
+    await arena.start()
+    ann = await arena.client("ann")
+    with pytest.raises(ArenaError) as e1:
+        await ann.join("r-nope")
+    assert e1.value.code == "unknown_room"
+    with pytest.raises(ArenaError) as e2:
+        await ann.create_room("chess")
+    assert e2.value.code == "unknown_game"
+    with pytest.raises(ArenaError) as e3:
+        await ann.create_room("collapsi", seats=7)
+    assert e3.value.code == "bad_setup"
+
+
+async def raw(arena: Any, **kwargs: Any) -> Any:
+    return await connect(arena.url, compression=None, **kwargs)
+
+
+async def test_first_message_must_be_hello_and_versions_must_meet(arena: Any) -> None:
+    await arena.start()
+    ws = await raw(arena)
+    await ws.send(encode(m.Ping(id=1)))
+    err = decode_server(await ws.recv())
+    assert err.code == "hello_required" and err.re == 1
+    await ws.wait_closed()
+    assert ws.close_code == 4000
+    ws = await raw(arena)
+    await ws.send(encode(m.Hello(versions=[99], software="future"), binary=False))
+    err = decode_server(await ws.recv())
+    assert err.code == "unsupported_version" and err.details == {"versions": [1]}
+    await ws.wait_closed()
+    assert ws.close_code == 4001
+
+
+async def test_bad_frames_and_unknown_types_keep_the_connection(arena: Any) -> None:
+    await arena.start()
+    ws = await raw(arena)
+    await ws.send(encode(m.Hello(versions=[1], software="raw"), binary=False))
+    assert decode_server(await ws.recv()).type == "welcome"
+    await ws.send("{not json")
+    assert decode_server(await ws.recv()).code == "bad_frame"
+    await ws.send('{"type":"teleport","id":7}')
+    err = decode_server(await ws.recv())
+    assert (err.code, err.re) == ("unknown_type", 7)
+    await ws.send('{"type":"ping","id":8}')
+    assert decode_server(await ws.recv()) == m.Pong(re=8)
+    await ws.close()
+
+
+async def test_oversized_frames_close_the_connection(arena: Any) -> None:
+    await arena.start(max_frame_bytes=4096)
+    ws = await raw(arena)
+    await ws.send(encode(m.Hello(versions=[1], software="raw")))
+    await ws.recv()
+    await ws.send(b"\x81" + os.urandom(10_000))
+    await ws.wait_closed()
+    assert ws.close_code == 1009
+
+
+async def test_no_hello_in_time_is_closed(arena: Any) -> None:
+    await arena.start(hello_timeout=0.2)
+    ws = await raw(arena)
+    bye = decode_server(await asyncio.wait_for(ws.recv(), 5))
+    assert bye.type == "goodbye" and bye.reason == "idle"
+    await ws.wait_closed()
+    assert ws.close_code == 4005
+
+
+async def test_a_dead_peer_is_found_by_pings(arena: Any) -> None:
+    a = await arena.start(ping_interval=0.2, ping_timeout=0.2)
+    # A raw TCP peer that completes the WebSocket handshake, then never answers anything.
+    reader, writer = await asyncio.open_connection("127.0.0.1", a.config.port)
+    key = base64.b64encode(os.urandom(16)).decode()
+    writer.write(
+        (
+            "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+    )
+    await writer.drain()
+    head = await reader.readuntil(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 101")
+    (conn,) = a.connections
+    await asyncio.wait_for(conn.done.wait(), 5)  # pings unanswered: the server let go
+    writer.close()
+
+
+async def test_logout_ends_the_session(arena: Any) -> None:
+    await arena.start()
+    ann = await arena.client("ann")
+    await ann.create_room("collapsi", seat=0)
+    token = ann.resume_token
+    await ann.logout()
+    assert ann.close_code == 1000
+    other = await arena.client()
+    with pytest.raises(UnknownSessionError):
+        await other.request(m.Resume(token=token))
+    with pytest.raises(ConnectionLost):
+        await ann.ping()
