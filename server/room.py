@@ -129,6 +129,16 @@ class Room:
         self._task = asyncio.create_task(self._run(), name=f"room-{self.id}")
 
     async def _run(self) -> None:
+        try:
+            await self._serve_inbox()
+        finally:
+            self.closed = True
+            while not self._inbox.empty():  # nobody may wait forever on a closed room
+                _, _, fut = self._inbox.get_nowait()
+                if fut is not None and not fut.done():
+                    fut.set_exception(ProtocolError(ErrorCode.UNKNOWN_ROOM, "the room closed"))
+
+    async def _serve_inbox(self) -> None:
         while True:
             fn, args, fut = await self._inbox.get()
             if fn is None:

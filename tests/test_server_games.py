@@ -197,3 +197,20 @@ async def test_quick_match_pairs_close_ratings(arena: Any) -> None:
     assert started.game_number == 1
     mover = ann if started.to_move == ma.seat else bob
     await mover.move(ma.room, started.legal_moves[0])
+
+
+async def test_quick_match_waits_for_a_similar_rating(arena: Any) -> None:
+    a = await arena.start(match_gap=100, match_widen_per_s=0)
+    await a.presence.put_ratings(
+        "collecto",
+        {"ann": {"rating": 1500.0}, "bob": {"rating": 2100.0}, "cat": {"rating": 1550.0}},
+    )
+    ann, bob, cat = [await arena.client(n, token=n) for n in ("ann", "bob", "cat")]
+    await ann.quick_match("collecto")
+    queued = await bob.quick_match("collecto")
+    assert queued.waiting == 2  # 600 points apart: no pairing
+    await cat.quick_match("collecto")
+    ma, mc = await ann.next(type="matched"), await cat.next(type="matched")
+    assert ma.room == mc.room
+    await bob.cancel_quick_match()
+    assert not [x for x in bob.received if x.type == "matched"]
