@@ -215,7 +215,7 @@ def _run_survey(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
     from rich.table import Table
 
-    console = Console()
+    console = Console(soft_wrap=True)
     started = time.perf_counter()
     if args.no_progress:
         results = run_survey(args.rules, args.deals, args.seed, args.jobs)
