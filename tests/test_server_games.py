@@ -13,6 +13,7 @@ from typing import Any
 from clients.client import Client
 from engine.base import GameRecord, replay
 from protocol import messages as m
+from protocol.codec import to_wire
 
 GAME_EVENTS = ("game_started", "move_made", "game_over")
 
@@ -65,6 +66,11 @@ async def finish_and_check(
     for ev in watched:
         assert player_view[ev.seq] == ev
     assert not spectator.rooms[room].gaps and not clients[0].rooms[room].gaps
+    # Every event anyone saw is in the room's log in presence, under the same seq.
+    logged = {e["seq"]: e for e in await arena.arena.presence.read_events(room)}
+    assert sorted(logged) == list(range(1, len(logged) + 1))
+    for ev in clients[0].events(room):
+        assert logged[ev.seq] == to_wire(ev)
     # The record replays in the engine to the announced result.
     rec = await spectator.get_record(over.record)
     record = GameRecord.from_dict(rec.data.model_dump())
@@ -177,6 +183,11 @@ async def test_lobby_lists_live_rooms_and_private_rooms_need_an_invite(arena: An
         type="room_updated", where=lambda e: all(s.player for s in e.summary.seats)
     )
     assert updated.summary.room == state.room
+    await ann.ready(state.room)
+    await bob.ready(state.room)
+    live = await watcher.next(type="room_updated", where=lambda e: e.summary.status == "playing")
+    assert live.summary.room == state.room
+    assert [r.status for r in await watcher.list_rooms()] == ["playing"]
     await ann.leave(state.room)
     await bob.leave(state.room)
     assert (await watcher.next(type="room_removed")).room == state.room
