@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import pytest
+from pydantic import TypeAdapter, ValidationError
 
 from protocol.client import CLIENT_TYPES
 from protocol.codec import decode_client, decode_server, encode, to_wire
@@ -123,3 +126,30 @@ def test_events_inside_catch_up_omit_null_envelope_fields() -> None:
     for event in to_wire(catch_up)["events"]:
         assert "re" not in event
         assert event["seq"] >= 1
+
+
+def test_no_required_field_can_be_null() -> None:
+    """to_wire drops top-level nulls, so a required nullable field would not decode."""
+    nullable = []
+    for cls in [*CLIENT_TYPES.values(), *SERVER_TYPES.values()]:
+        for name, field in cls.model_fields.items():
+            annotation = field.annotation
+            if field.metadata:
+                annotation = Annotated[(annotation, *field.metadata)]
+            adapter = TypeAdapter(annotation)
+            try:
+                adapter.validate_python(None)
+            except ValidationError:
+                continue
+            nullable.append((cls.__name__, name))
+            assert not field.is_required(), f"{cls.__name__}.{name} is required but nullable"
+    assert ("MoveMade", "to_move") in nullable  # the check does see nullable fields
+
+
+def test_final_move_made_with_no_one_to_move_round_trips() -> None:
+    last = next(m for m in SERVER if m.type == "move_made").model_copy(
+        update={"to_move": None, "legal_moves": [], "clock": None}
+    )
+    assert "to_move" not in to_wire(last)
+    for binary in (True, False):
+        assert decode_server(encode(last, binary)) == last
