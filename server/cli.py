@@ -10,8 +10,10 @@ import signal
 
 import structlog
 
+from clients.cli import CliError
 from server.app import Config, running
 from server.logs import configure
+from server.presence import PresenceError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,6 +35,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=60.0,
         help="seconds a dropped player may take to resume before losing by abandonment (60)",
     )
+    parser.add_argument(
+        "--rate",
+        default="40/20",
+        metavar="BURST/PER_S",
+        help="per-connection message rate: a burst, then so many per second (40/20)",
+    )
+    parser.add_argument(
+        "--max-frame", type=int, default=64 * 1024, help="largest frame accepted, bytes (65536)"
+    )
     parser.add_argument("--node", default="", help="this node's name in logs and leases")
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning"])
     parser.add_argument(
@@ -45,7 +56,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     configure(args.log_level, None if args.log_format == "auto" else args.log_format == "json")
+    try:
+        burst, per_s = args.rate.split("/")
+        rate_burst, rate_per_second = int(burst), float(per_s)
+    except ValueError:
+        raise CliError(f"--rate wants BURST/PER_SECOND, like 40/20, not {args.rate!r}") from None
+    if rate_burst < 1 or rate_per_second <= 0:
+        raise CliError("--rate needs a burst of at least 1 and a positive rate")
     config = Config(
+        rate_burst=rate_burst,
+        rate_per_second=rate_per_second,
+        max_frame_bytes=args.max_frame,
         host=args.host,
         port=args.port,
         data_dir=args.data_dir,
@@ -53,7 +74,12 @@ def run(args: argparse.Namespace) -> int:
         node=args.node,
         grace=args.grace,
     )
-    asyncio.run(_serve(config))
+    try:
+        asyncio.run(_serve(config))
+    except PresenceError as exc:
+        raise CliError(f"presence: {exc}") from None
+    except OSError as exc:  # the port is taken, the address is not ours...
+        raise CliError(f"cannot listen on {config.host}:{config.port}: {exc}") from None
     return 0
 
 

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from pydantic import TypeAdapter
 
-from engine.base import GameOver as EngineGameOver
 from engine.base import Result, new_game
 from engine.match import Match, TimeControl
 from protocol import messages as m
@@ -676,8 +675,3 @@ class Room:
         if role is None:
             raise ProtocolError(ErrorCode.UNKNOWN_ROOM, "join the room to chat in it")
         await self.emit(m.ChatMessage, name=name, text=text, spectator=role == "spectator")
-
-
-def ensure_not_over(match: Match | None) -> None:
-    if match is not None and match.over:
-        raise EngineGameOver("the game is over")

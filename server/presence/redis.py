@@ -1,0 +1,595 @@
+"""Presence in Redis: several arena nodes share one lobby, sessions and room logs.
+
+Every key starts with the configurable prefix ``P`` (``arena:`` by default), so
+several deployments or test runs can share one Redis:
+
+============================  =========================================================
+``P sess:{id}``               hash: ``d`` session data (JSON), ``t`` token hash; PX TTL
+``P tok:{hash}``              string: the session id a resume token belongs to; same TTL
+``P names``                   hash: name key -> secret hash (claims never expire)
+``P lobby``                   hash: room id -> lobby summary (JSON)
+``P room:{id}``               string: the room's settings and members (JSON)
+``P lease:{id}``              string: the owning node; PX TTL, renewed by the owner
+``P log:{id}``                stream: the room's events, entry id ``{seq}-1``, field ``e``
+``P q:{queue}``               sorted set: player -> arrival number (quick-match order)
+``P qd:{queue}``              hash: player -> ``{"rating", "data"}`` (JSON)
+``P rating:{game}``           hash: player -> rating (JSON)
+``P board:{game}``            sorted set: player -> minus rating (ties: by name)
+``P rec:{game_id}``           string: a finished game's record (JSON)
+``P recs``                    sorted set: game id -> put number (newest last)
+``P n``                       counter behind arrival and put numbers
+============================  =========================================================
+
+Pub/sub channels: ``P ch:lobby`` (lobby changes), ``P ch:room:{id}`` (each
+appended event), ``P ch:node:{node}`` (node-to-node messages of
+:mod:`server.cluster`).
+
+Appends run one Lua script: it reads the stream's last seq, refuses a wrong
+``expected_seq``, XADDs with the explicit id ``{seq}-1`` and PUBLISHes, all
+atomically, so seqs have no gaps and two owners of a room cannot both append
+the same seq. Every Redis failure (refused connection, socket timeout) is raised
+as :class:`PresenceError`; the client library reconnects by itself once Redis is
+back. A subscription whose connection breaks ends (it does not silently
+resubscribe), so its owner knows to catch up from the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import RedisError, WatchError
+
+from server.presence.base import (
+    JSON,
+    Presence,
+    PresenceError,
+    SeqConflict,
+    Subscription,
+    name_key,
+    secret_hash,
+)
+from server.presence.memory import SUBSCRIBER_BACKLOG, closest_pair
+
+T = TypeVar("T")
+
+_CLOSED: Any = object()
+
+
+def _ms(ttl: float) -> int:
+    return max(1, round(ttl * 1000))
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _guard(fn: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
+    """Turn every Redis failure into :class:`PresenceError` (typed ``unavailable``)."""
+
+    @functools.wraps(fn)
+    async def wrapper(*args: Any, **kwargs: Any) -> T:
+        try:
+            return await fn(*args, **kwargs)
+        except PresenceError:
+            raise
+        except (RedisError, OSError, TimeoutError) as exc:
+            raise PresenceError(f"redis: {type(exc).__name__}: {exc}") from exc
+
+    return wrapper
+
+
+# KEYS: log, channel; ARGV: event JSON without seq, expected seq or ""
+_APPEND = """
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local seq = 1
+if #last > 0 then
+  seq = tonumber(string.match(last[1][1], '^(%d+)')) + 1
+end
+if ARGV[2] ~= '' and tonumber(ARGV[2]) ~= seq then
+  return -seq
+end
+local text
+if ARGV[1] == '{}' then
+  text = '{"seq":' .. seq .. '}'
+else
+  text = string.sub(ARGV[1], 1, -2) .. ',"seq":' .. seq .. '}'
+end
+redis.call('XADD', KEYS[1], seq .. '-1', 'e', text)
+redis.call('PUBLISH', KEYS[2], text)
+return seq
+"""
+
+# KEYS: lease; ARGV: node, ttl ms
+_ACQUIRE = """
+local v = redis.call('GET', KEYS[1])
+if v and v ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+
+_RENEW = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+"""
+
+_RELEASE = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+"""
+
+# KEYS: session, token prefix; ARGV: data JSON
+_UPDATE_SESSION = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'd', ARGV[1])
+return 1
+"""
+
+# KEYS: session; ARGV: ttl ms, token key prefix
+_TOUCH_SESSION = """
+local t = redis.call('HGET', KEYS[1], 't')
+if not t then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', ARGV[2] .. t, ARGV[1])
+return 1
+"""
+
+# KEYS: lobby hash, lobby channel; ARGV: room id, remove event JSON
+_LOBBY_REMOVE = """
+if redis.call('HDEL', KEYS[1], ARGV[1]) == 1 then
+  redis.call('PUBLISH', KEYS[2], ARGV[2])
+end
+return 1
+"""
+
+
+class RedisSubscription(Subscription):
+    """One pub/sub connection on one channel, read by a task into a bounded queue."""
+
+    def __init__(self, client: aioredis.Redis, channel: str, hub: set[Any]) -> None:
+        self._hub = hub
+        self._pubsub = client.pubsub()
+        self._channel = channel
+        self._queue: asyncio.Queue[Any] = asyncio.Queue(SUBSCRIBER_BACKLOG + 1)
+        self._closed = False
+        self._task: asyncio.Task[None] | None = None
+
+    async def open(self, timeout: float) -> None:
+        """Subscribe and wait for Redis to confirm, so nothing published after is missed."""
+        try:
+            await self._pubsub.subscribe(self._channel)
+            async with asyncio.timeout(timeout):
+                while True:
+                    msg = await self._pubsub.get_message(timeout=timeout)
+                    if msg is not None and msg["type"] == "subscribe":
+                        break
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await self._pubsub.aclose()
+            raise
+        self._task = asyncio.create_task(self._read(), name=f"sub-{self._channel}")
+        self._hub.add(self)
+
+    async def _read(self) -> None:
+        try:
+            while not self._closed:
+                msg = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=None)
+                if msg is None or msg["type"] != "message":
+                    continue
+                if self._queue.qsize() >= SUBSCRIBER_BACKLOG:
+                    break  # too far behind: dropped, the reader catches up from the log
+                self._queue.put_nowait(json.loads(msg["data"]))
+        except (RedisError, OSError, ValueError):
+            pass  # the connection broke: the iterator ends
+        finally:
+            self._closed = True
+            self._hub.discard(self)
+            with contextlib.suppress(asyncio.QueueFull):
+                self._queue.put_nowait(_CLOSED)
+            with contextlib.suppress(Exception):
+                await self._pubsub.aclose()
+
+    async def __anext__(self) -> JSON:
+        if self._closed and self._queue.empty():
+            raise StopAsyncIteration
+        item = await self._queue.get()
+        if item is _CLOSED:
+            self._queue.put_nowait(_CLOSED)  # later calls end too
+            raise StopAsyncIteration
+        return item
+
+    async def close(self) -> None:
+        if self._task is None:
+            self._closed = True
+            return
+        if not self._task.done():
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        self._closed = True
+        with contextlib.suppress(asyncio.QueueFull):
+            self._queue.put_nowait(_CLOSED)
+
+
+class RedisPresence(Presence):
+    """Presence shared through Redis; see the module docstring for the key layout."""
+
+    def __init__(
+        self,
+        url: str,
+        prefix: str = "arena:",
+        socket_timeout: float = 2.0,
+        connect_timeout: float = 1.0,
+    ) -> None:
+        self.url = url
+        self.prefix = prefix
+        self.timeout = socket_timeout
+        common: dict[str, Any] = {
+            "socket_timeout": socket_timeout,
+            "socket_connect_timeout": connect_timeout,
+            "decode_responses": True,
+            "health_check_interval": 0,
+        }
+        # one retry: after a Redis restart, a pooled connection fails once, then reconnects
+        self.redis: aioredis.Redis = aioredis.Redis.from_url(
+            url, retry=Retry(NoBackoff(), 1), max_connections=64, **common
+        )
+        # subscriptions never retry: a broken one ends, so its reader catches up
+        self._sub_redis: aioredis.Redis = aioredis.Redis.from_url(
+            url, retry=Retry(NoBackoff(), 0), **common
+        )
+        self._subs: set[RedisSubscription] = set()
+        r = self.redis
+        self._append = r.register_script(_APPEND)
+        self._acquire = r.register_script(_ACQUIRE)
+        self._renew = r.register_script(_RENEW)
+        self._release = r.register_script(_RELEASE)
+        self._update_session = r.register_script(_UPDATE_SESSION)
+        self._touch_session = r.register_script(_TOUCH_SESSION)
+        self._lobby_remove = r.register_script(_LOBBY_REMOVE)
+
+    def k(self, *parts: str) -> str:
+        return self.prefix + ":".join(parts)
+
+    # -- lifecycle ---------------------------------------------------------------------
+    @_guard
+    async def start(self) -> None:
+        await self.redis.ping()
+
+    async def close(self) -> None:
+        for sub in list(self._subs):
+            await sub.close()
+        self._subs.clear()
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()
+        with contextlib.suppress(Exception):
+            await self._sub_redis.aclose()
+
+    @_guard
+    async def ping(self) -> bool:
+        return bool(await self.redis.ping())
+
+    async def _subscribe(self, channel: str) -> Subscription:
+        sub = RedisSubscription(self._sub_redis, channel, self._subs)
+        try:
+            await sub.open(self.timeout)
+        except (RedisError, OSError, TimeoutError) as exc:
+            raise PresenceError(f"redis: cannot subscribe: {exc}") from exc
+        return sub
+
+    # -- sessions -------------------------------------------------------------
+    @_guard
+    async def create_session(self, session_id: str, token: str, data: JSON, ttl: float) -> None:
+        h = secret_hash(token)
+        skey, tkey = self.k("sess", session_id), self.k("tok", h)
+        async with self.redis.pipeline(transaction=True) as p:
+            p.delete(skey)
+            p.hset(skey, mapping={"d": _dumps(data), "t": h})
+            p.pexpire(skey, _ms(ttl))
+            p.set(tkey, session_id, px=_ms(ttl))
+            await p.execute()
+
+    @_guard
+    async def get_session(self, session_id: str) -> JSON | None:
+        raw = await self.redis.hget(self.k("sess", session_id), "d")
+        return None if raw is None else json.loads(raw)
+
+    @_guard
+    async def update_session(self, session_id: str, data: JSON) -> bool:
+        done = await self._update_session(keys=[self.k("sess", session_id)], args=[_dumps(data)])
+        return bool(done)
+
+    @_guard
+    async def touch_session(self, session_id: str, ttl: float) -> bool:
+        done = await self._touch_session(
+            keys=[self.k("sess", session_id)], args=[_ms(ttl), self.k("tok", "")]
+        )
+        return bool(done)
+
+    @_guard
+    async def resume_session(self, token: str) -> tuple[str, JSON] | None:
+        h = secret_hash(token)
+        session_id = await self.redis.get(self.k("tok", h))
+        if session_id is None:
+            return None
+        skey = self.k("sess", session_id)
+        raw, held = await self.redis.hmget(skey, ["d", "t"])
+        if raw is None or held != h:
+            return None
+        return session_id, json.loads(raw)
+
+    @_guard
+    async def end_session(self, session_id: str) -> None:
+        skey = self.k("sess", session_id)
+        h = await self.redis.hget(skey, "t")
+        keys = [skey] + ([self.k("tok", h)] if h else [])
+        await self.redis.delete(*keys)
+
+    # -- name claims ------------------------------------------------------------
+    @_guard
+    async def claim_name(self, name: str, secret: str) -> bool:
+        key, h = self.k("names"), secret_hash(secret)
+        async with self.redis.pipeline(transaction=True) as p:
+            p.hsetnx(key, name_key(name), h)
+            p.hget(key, name_key(name))
+            _, held = await p.execute()
+        return held == h
+
+    @_guard
+    async def name_claimed(self, name: str) -> bool:
+        return bool(await self.redis.hexists(self.k("names"), name_key(name)))
+
+    # -- lobby ------------------------------------------------------------------
+    @_guard
+    async def lobby_upsert(self, room_id: str, summary: JSON) -> None:
+        async with self.redis.pipeline(transaction=True) as p:
+            p.hset(self.k("lobby"), room_id, _dumps(summary))
+            p.publish(self.k("ch", "lobby"), _dumps({"op": "upsert", "room": summary}))
+            await p.execute()
+
+    @_guard
+    async def lobby_remove(self, room_id: str) -> None:
+        await self._lobby_remove(
+            keys=[self.k("lobby"), self.k("ch", "lobby")],
+            args=[room_id, _dumps({"op": "remove", "room_id": room_id})],
+        )
+
+    @_guard
+    async def lobby_list(self) -> list[JSON]:
+        entries = await self.redis.hgetall(self.k("lobby"))
+        return [json.loads(entries[k]) for k in sorted(entries)]
+
+    async def subscribe_lobby(self) -> Subscription:
+        return await self._subscribe(self.k("ch", "lobby"))
+
+    # -- rooms ------------------------------------------------------------------
+    @_guard
+    async def put_room(self, room_id: str, meta: JSON) -> None:
+        await self.redis.set(self.k("room", room_id), _dumps(meta))
+
+    @_guard
+    async def get_room(self, room_id: str) -> JSON | None:
+        raw = await self.redis.get(self.k("room", room_id))
+        return None if raw is None else json.loads(raw)
+
+    @_guard
+    async def delete_room(self, room_id: str) -> None:
+        await self.redis.delete(
+            self.k("room", room_id), self.k("lease", room_id), self.k("log", room_id)
+        )
+
+    @_guard
+    async def acquire_room(self, room_id: str, node_id: str, ttl: float) -> bool:
+        return bool(await self._acquire(keys=[self.k("lease", room_id)], args=[node_id, _ms(ttl)]))
+
+    @_guard
+    async def renew_room(self, room_id: str, node_id: str, ttl: float) -> bool:
+        return bool(await self._renew(keys=[self.k("lease", room_id)], args=[node_id, _ms(ttl)]))
+
+    @_guard
+    async def release_room(self, room_id: str, node_id: str) -> bool:
+        return bool(await self._release(keys=[self.k("lease", room_id)], args=[node_id]))
+
+    @_guard
+    async def room_owner(self, room_id: str) -> str | None:
+        return await self.redis.get(self.k("lease", room_id))
+
+    @_guard
+    async def room_owners(self, room_ids: list[str]) -> dict[str, str | None]:
+        """The owners of several rooms in one round trip (for lease sweeps)."""
+        if not room_ids:
+            return {}
+        owners = await self.redis.mget([self.k("lease", r) for r in room_ids])
+        return dict(zip(room_ids, owners, strict=True))
+
+    # -- event log --------------------------------------------------------------
+    @_guard
+    async def append_event(self, room_id: str, event: JSON, expected_seq: int | None = None) -> int:
+        if "seq" in event:
+            event = {k: v for k, v in event.items() if k != "seq"}
+        seq = await self._append(
+            keys=[self.k("log", room_id), self.k("ch", "room", room_id)],
+            args=[_dumps(event), "" if expected_seq is None else str(expected_seq)],
+        )
+        seq = int(seq)
+        if seq < 0:
+            raise SeqConflict(f"room {room_id}: next seq is {-seq}, not {expected_seq}")
+        return seq
+
+    @_guard
+    async def read_events(
+        self, room_id: str, after_seq: int = 0, limit: int | None = None
+    ) -> list[JSON]:
+        entries = await self.redis.xrange(
+            self.k("log", room_id), min=f"{max(after_seq, 0) + 1}-0", max="+", count=limit
+        )
+        return [json.loads(fields["e"]) for _, fields in entries]
+
+    @_guard
+    async def last_seq(self, room_id: str) -> int:
+        last = await self.redis.xrevrange(self.k("log", room_id), count=1)
+        return int(last[0][0].split("-", 1)[0]) if last else 0
+
+    async def subscribe_room(self, room_id: str) -> Subscription:
+        return await self._subscribe(self.k("ch", "room", room_id))
+
+    # -- node-to-node messages (server.cluster) ------------------------------------------
+    @_guard
+    async def publish_node(self, node_id: str, messages: list[str]) -> None:
+        """Publish JSON texts to a node's channel, in order, in one round trip."""
+        channel = self.k("ch", "node", node_id)
+        async with self.redis.pipeline(transaction=False) as p:
+            for text in messages:
+                p.publish(channel, text)
+            await p.execute()
+
+    async def subscribe_node(self, node_id: str) -> Subscription:
+        return await self._subscribe(self.k("ch", "node", node_id))
+
+    @_guard
+    async def node_heartbeat(self, node_id: str, ttl: float) -> None:
+        await self.redis.set(self.k("node", node_id), "1", px=_ms(ttl))
+
+    @_guard
+    async def nodes_alive(self, node_ids: list[str]) -> dict[str, bool]:
+        if not node_ids:
+            return {}
+        found = await self.redis.mget([self.k("node", n) for n in node_ids])
+        return {n: v is not None for n, v in zip(node_ids, found, strict=True)}
+
+    @_guard
+    async def node_gone(self, node_id: str) -> None:
+        await self.redis.delete(self.k("node", node_id))
+
+    # -- quick match --------------------------------------------------------------
+    @_guard
+    async def queue_add(self, queue: str, player: str, rating: float, data: JSON) -> None:
+        n = await self.redis.incr(self.k("n"))
+        async with self.redis.pipeline(transaction=True) as p:
+            p.zadd(self.k("q", queue), {player: n})
+            p.hset(self.k("qd", queue), player, _dumps({"rating": rating, "data": data}))
+            await p.execute()
+
+    @_guard
+    async def queue_cancel(self, queue: str, player: str) -> bool:
+        async with self.redis.pipeline(transaction=True) as p:
+            p.zrem(self.k("q", queue), player)
+            p.hdel(self.k("qd", queue), player)
+            removed, _ = await p.execute()
+        return bool(removed)
+
+    async def _queue_entries(self, client: Any, queue: str) -> list[JSON]:
+        players = await client.zrange(self.k("q", queue), 0, -1)
+        if not players:
+            return []
+        raws = await client.hmget(self.k("qd", queue), players)
+        out = []
+        for player, raw in zip(players, raws, strict=True):
+            if raw is not None:
+                entry = json.loads(raw)
+                out.append({"player": player, "rating": entry["rating"], "data": entry["data"]})
+        return out
+
+    @_guard
+    async def queue_list(self, queue: str) -> list[JSON]:
+        return await self._queue_entries(self.redis, queue)
+
+    @_guard
+    async def queue_pop_pair(
+        self, queue: str, max_gap: float | None = None
+    ) -> tuple[JSON, JSON] | None:
+        q, qd = self.k("q", queue), self.k("qd", queue)
+        async with self.redis.pipeline(transaction=True) as p:
+            while True:
+                try:
+                    await p.watch(q, qd)
+                    entries = await self._queue_entries(p, queue)
+                    pair = closest_pair(entries, max_gap)
+                    if pair is None:
+                        await p.unwatch()
+                        return None
+                    a, b = entries[pair[0]], entries[pair[1]]
+                    p.multi()
+                    p.zrem(q, a["player"], b["player"])
+                    p.hdel(qd, a["player"], b["player"])
+                    await p.execute()
+                    return a, b
+                except WatchError:
+                    continue  # another node changed the queue: look again
+
+    # -- ratings --------------------------------------------------------------------
+    @_guard
+    async def get_rating(self, game: str, player: str) -> JSON | None:
+        raw = await self.redis.hget(self.k("rating", game), player)
+        return None if raw is None else json.loads(raw)
+
+    @_guard
+    async def put_ratings(self, game: str, ratings: dict[str, JSON]) -> None:
+        if not ratings:
+            return
+        async with self.redis.pipeline(transaction=True) as p:
+            p.hset(self.k("rating", game), mapping={n: _dumps(r) for n, r in ratings.items()})
+            p.zadd(self.k("board", game), {n: -float(r["rating"]) for n, r in ratings.items()})
+            await p.execute()
+
+    @_guard
+    async def leaderboard(self, game: str, limit: int = 50) -> list[JSON]:
+        if limit <= 0:
+            return []
+        players = await self.redis.zrange(self.k("board", game), 0, limit - 1)
+        if not players:
+            return []
+        raws = await self.redis.hmget(self.k("rating", game), players)
+        return [
+            {"player": p, **json.loads(raw)}
+            for p, raw in zip(players, raws, strict=True)
+            if raw is not None
+        ]
+
+    # -- records ----------------------------------------------------------------------
+    @_guard
+    async def put_record(self, game_id: str, record: JSON) -> None:
+        n = await self.redis.incr(self.k("n"))
+        async with self.redis.pipeline(transaction=True) as p:
+            p.set(self.k("rec", game_id), _dumps(record))
+            p.zadd(self.k("recs"), {game_id: n})
+            await p.execute()
+
+    @_guard
+    async def get_record(self, game_id: str) -> JSON | None:
+        raw = await self.redis.get(self.k("rec", game_id))
+        return None if raw is None else json.loads(raw)
+
+    @_guard
+    async def list_records(
+        self, limit: int = 50, player: str | None = None, game: str | None = None
+    ) -> list[JSON]:
+        out: list[JSON] = []
+        start, chunk = 0, max(limit, 100)
+        while len(out) < limit:
+            ids = await self.redis.zrevrange(self.k("recs"), start, start + chunk - 1)
+            if not ids:
+                break
+            start += len(ids)
+            raws = await self.redis.mget([self.k("rec", i) for i in ids])
+            for game_id, raw in zip(ids, raws, strict=True):
+                if raw is None:
+                    continue
+                rec = json.loads(raw)
+                if game is not None and rec.get("game") != game:
+                    continue
+                if player is not None and player not in rec.get("players", []):
+                    continue
+                out.append({"game_id": game_id, "record": rec})
+                if len(out) >= limit:
+                    break
+        return out
