@@ -30,8 +30,25 @@ async def _memory(request: pytest.FixtureRequest, prefix: str) -> AsyncIterator[
         await presence.close()
 
 
+@contextlib.asynccontextmanager
+async def _redis(request: pytest.FixtureRequest, prefix: str) -> AsyncIterator[Presence]:
+    from redis_server import delete_prefix
+
+    from server.presence.redis import RedisPresence
+
+    url = request.getfixturevalue("redis_url")
+    presence = RedisPresence(url, prefix=prefix)
+    await presence.start()
+    try:
+        yield presence
+    finally:
+        await presence.close()
+        delete_prefix(url, prefix)
+
+
 IMPLEMENTATIONS: dict[str, Callable[[pytest.FixtureRequest, str], Any]] = {
     "memory": _memory,
+    "redis": _redis,
 }
 
 

@@ -1,0 +1,133 @@
+"""What only the Redis presence has to show: sharing, prefixes, outages, persistence.
+
+The behaviour every presence shares is pinned by ``test_presence_contract.py``
+(which runs against Redis too); these tests use real ``redis-server``
+processes, two presence instances standing for two nodes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+
+import pytest
+from redis_server import RedisServer
+
+from server.presence import PresenceError, SeqConflict, open_presence
+from server.presence.redis import RedisPresence
+
+
+async def _next(sub, timeout: float = 3.0):
+    return await asyncio.wait_for(sub.__anext__(), timeout)
+
+
+async def test_open_presence_picks_redis(redis_url: str, redis_prefix: str) -> None:
+    p = open_presence(redis_url, prefix=redis_prefix)
+    assert isinstance(p, RedisPresence)
+    await p.start()
+    try:
+        assert await p.append_event("r", {"a": 1}) == 1
+    finally:
+        await p.close()
+
+
+async def test_two_nodes_share_everything_and_prefixes_isolate(
+    redis_url: str, redis_prefix: str
+) -> None:
+    a = RedisPresence(redis_url, prefix=redis_prefix)
+    b = RedisPresence(redis_url, prefix=redis_prefix)
+    other = RedisPresence(redis_url, prefix=redis_prefix + "other:")
+    for p in (a, b, other):
+        await p.start()
+    try:
+        async with await b.subscribe_lobby() as lobby, await b.subscribe_room("r1") as room:
+            await a.lobby_upsert("r1", {"room_id": "r1"})
+            await a.append_event("r1", {"type": "x"}, expected_seq=1)
+            assert await _next(lobby) == {"op": "upsert", "room": {"room_id": "r1"}}
+            assert await _next(room) == {"type": "x", "seq": 1}
+        assert [r["room_id"] for r in await b.lobby_list()] == ["r1"]
+        assert await other.lobby_list() == []
+        assert await other.last_seq("r1") == 0
+        # split brain: a second writer that believes it is next is refused
+        with pytest.raises(SeqConflict):
+            await b.append_event("r1", {"type": "y"}, expected_seq=1)
+        assert await b.append_event("r1", {"type": "y"}, expected_seq=2) == 2
+        # leases are shared: the other node cannot take a live one
+        assert await a.acquire_room("r1", "node-a", ttl=5)
+        assert not await b.acquire_room("r1", "node-b", ttl=5)
+        assert await b.room_owner("r1") == "node-a"
+        assert await b.room_owners(["r1", "r2"]) == {"r1": "node-a", "r2": None}
+        await a.create_session("s1", "tok", {"name": "ann"}, ttl=30)
+        assert await b.resume_session("tok") == ("s1", {"name": "ann"})
+        assert await other.resume_session("tok") is None
+    finally:
+        for p in (a, b, other):
+            await p.close()
+
+
+async def test_node_messages_and_heartbeats(redis_url: str, redis_prefix: str) -> None:
+    a = RedisPresence(redis_url, prefix=redis_prefix)
+    await a.start()
+    try:
+        async with await a.subscribe_node("n2") as inbox:
+            await a.publish_node("n2", ['{"k":1}', '{"k":2}'])
+            assert [await _next(inbox), await _next(inbox)] == [{"k": 1}, {"k": 2}]
+        await a.node_heartbeat("n1", ttl=0.2)
+        assert await a.nodes_alive(["n1", "n2"]) == {"n1": True, "n2": False}
+        await asyncio.sleep(0.35)  # expiry has no event to await
+        assert await a.nodes_alive(["n1"]) == {"n1": False}
+    finally:
+        await a.close()
+
+
+async def test_outage_is_a_typed_error_fast_and_recovery_is_automatic(
+    redis_server: RedisServer,
+) -> None:
+    prefix = f"t:{uuid.uuid4().hex[:8]}:"
+    p = RedisPresence(redis_server.url, prefix=prefix, socket_timeout=1.0, connect_timeout=0.5)
+    await p.start()
+    try:
+        sub = await p.subscribe_lobby()
+        assert await p.append_event("r", {"n": 1}) == 1
+        redis_server.stop()
+        # a broken subscription ends, so its reader knows to catch up from the log
+        with pytest.raises(StopAsyncIteration):
+            await _next(sub)
+        for call in (
+            lambda: p.append_event("r", {"n": 2}),
+            lambda: p.lobby_list(),
+            lambda: p.get_session("s"),
+            lambda: p.subscribe_room("r"),
+        ):
+            t0 = time.monotonic()
+            with pytest.raises(PresenceError) as err:
+                await call()
+            assert err.value.code == "unavailable"
+            assert time.monotonic() - t0 < 3.5  # never a hang
+        redis_server.start()  # same port, empty (no persistence in this server)
+        assert await p.append_event("r", {"n": 3}) == 1
+        async with await p.subscribe_lobby() as again:
+            await p.lobby_upsert("x", {"room_id": "x"})
+            assert (await _next(again))["op"] == "upsert"
+    finally:
+        await p.close()
+
+
+async def test_append_only_redis_keeps_logs_across_a_restart() -> None:
+    server = RedisServer(appendonly=True)
+    server.start()
+    p = RedisPresence(server.url, prefix="t:")
+    try:
+        await p.start()
+        for i in range(3):
+            await p.append_event("r", {"n": i}, expected_seq=i + 1)
+        await p.put_room("r", {"game": "collapsi"})
+        server.restart()
+        await asyncio.sleep(0)  # redis-server loaded its AOF before answering PING
+        assert [e["n"] for e in await p.read_events("r")] == [0, 1, 2]
+        assert await p.get_room("r") == {"game": "collapsi"}
+        assert await p.append_event("r", {"n": 3}, expected_seq=4) == 4
+    finally:
+        await p.close()
+        server.close()
