@@ -486,7 +486,7 @@ def run_load(
             raise RuntimeError(f"{mode}: a worker did not connect in 120 s")
         p.recv()
     start = time.monotonic() + 0.2 + args.warmup
-    end = start + args.duration
+    end = start + args.duration / args.rounds
     for p in pipes:
         p.send((start, end))
     time.sleep(max(0.0, start - time.monotonic()))
@@ -505,26 +505,45 @@ def run_load(
         results.append(p.recv())
     for proc in procs:
         proc.join(10)
-    latencies = [x for r in results for x in r["latencies"]]
-    count = sum(r["count"] for r in results)
     errors: Counter[str] = Counter()
     for r in results:
         errors.update(r["errors"])
-    span = end - start
-    server_cpu = (cpu1[server_pid] - cpu0[server_pid]) / span
-    client_cpu = sum(cpu1[pid] - cpu0[pid] for pid in cpu0 if pid != server_pid) / span
+    return {
+        "span": end - start,
+        "count": sum(r["count"] for r in results),
+        "latencies": [x for r in results for x in r["latencies"]],
+        "games": sum(r["games"] for r in results),
+        "server_cpu_s": cpu1[server_pid] - cpu0[server_pid],
+        "client_cpu_s": sum(cpu1[pid] - cpu0[pid] for pid in cpu0 if pid != server_pid),
+        "server_rss": rss,
+        "errors": errors,
+        "samples": [s for r in results for s in r["samples"]],
+        "move_bytes": [s for r in results for s in r["move_bytes"]],
+    }
+
+
+def summarize(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """One figure per run from its rounds: rates over the summed windows, pooled latencies."""
+    span = sum(r["span"] for r in rounds)
+    count = sum(r["count"] for r in rounds)
+    latencies = [x for r in rounds for x in r["latencies"]]
+    server_cpu = sum(r["server_cpu_s"] for r in rounds)
+    errors: Counter[str] = Counter()
+    for r in rounds:
+        errors.update(r["errors"])
     return {
         "rate": count / span,
         "count": count,
-        "games": sum(r["games"] for r in results),
+        "seconds": span,
+        "games": sum(r["games"] for r in rounds),
         "median_ms": statistics.median(latencies) * 1000 if latencies else float("nan"),
         "p99_ms": percentile(latencies, 0.99) * 1000,
-        "server_cpu": server_cpu,
-        "client_cpu": client_cpu,
-        "server_rss": rss,
+        "server_cpu": server_cpu / span,
+        "client_cpu": sum(r["client_cpu_s"] for r in rounds) / span,
+        "server_cpu_us": server_cpu / count * 1e6 if count else float("nan"),
+        "server_rss": max(r["server_rss"] for r in rounds),
         "errors": dict(errors),
-        "samples": [s for r in results for s in r["samples"]],
-        "move_bytes": [s for r in results for s in r["move_bytes"]],
+        "rounds": [round(r["count"] / r["span"], 1) for r in rounds],
     }
 
 
@@ -659,17 +678,19 @@ def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
     lines = [
         f"Server bench: collapsi/{args.rules}, {args.games} concurrent games "
         f"({2 * args.games} clients) in {args.workers} client processes; "
-        f"{args.duration:g} s measured after {args.warmup:g} s warm-up; "
+        f"{args.duration:g} s measured in {args.rounds} alternating rounds, each after "
+        f"{args.warmup:g} s warm-up; "
         f"move frame {res['move_bytes']} B, move_made frame {res['made_bytes']} B",
         "",
-        f"{'run':<22}{'per s':>10}{'median ms':>11}{'p99 ms':>9}"
-        f"{'server CPU':>12}{'clients CPU':>13}{'server RSS':>12}",
+        f"{'run':<22}{'per s':>8}{'median ms':>11}{'p99 ms':>9}"
+        f"{'server CPU':>12}{'CPU us/op':>11}{'clients CPU':>13}{'server RSS':>12}",
     ]
 
     def row(name: str, r: dict[str, Any]) -> str:
         return (
-            f"{name:<22}{r['rate']:>10.0f}{r['median_ms']:>11.2f}{r['p99_ms']:>9.2f}"
-            f"{r['server_cpu']:>11.0%} {r['client_cpu']:>12.0%} {mib(r['server_rss']):>11}"
+            f"{name:<22}{r['rate']:>8.0f}{r['median_ms']:>11.2f}{r['p99_ms']:>9.2f}"
+            f"{r['server_cpu']:>11.0%} {r['server_cpu_us']:>10.0f}"
+            f"{r['client_cpu']:>12.0%} {mib(r['server_rss']):>11}"
         )
 
     lines.append(row("arena moves", arena))
@@ -682,7 +703,9 @@ def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
     lines += [
         "",
         f"arena/echo rate ratio: {ratio:.2f} "
-        f"(target >= 0.5: {'met' if ratio >= 0.5 else 'NOT met'})",
+        f"(target >= 0.5: {'met' if ratio >= 0.5 else 'NOT met'}); per round "
+        f"{' '.join(f'{a / e:.2f}' for a, e in zip(arena['rounds'], echo['rounds'], strict=True))}",
+        f"server CPU per move / per echo: {arena['server_cpu_us'] / echo['server_cpu_us']:.1f}",
         f"move p99: {p99:.2f} ms with {args.games} games "
         f"(target < 20 ms with 500 games: {verdict})",
         f"games finished in the window: {arena['games']}",
@@ -720,6 +743,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds before measuring (3)")
     parser.add_argument("--workers", type=int, default=2, help="client processes (2)")
     parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="alternate arena and echo this many times, each measured duration/rounds (3)",
+    )
+    parser.add_argument(
         "--connections", type=int, default=10_000, help="idle connections (10000; 0 skips)"
     )
     parser.add_argument("--rules", default="standard", choices=["standard", "classic"])
@@ -740,31 +769,38 @@ def main(argv: list[str] | None = None) -> int:
         "--server-log", metavar="PATH", help="append the servers' logs here (default: discarded)"
     )
     args = parser.parse_args(argv)
-    if args.games < 1 or args.workers < 1:
-        parser.error("--games and --workers must be at least 1")
+    if args.games < 1 or args.workers < 1 or args.rounds < 1:
+        parser.error("--games, --workers and --rounds must be at least 1")
     args.workers = min(args.workers, args.games)
     raise_nofile()
 
     res: dict[str, Any] = {"command": " ".join(["bench/server.py", *sys.argv[1:]])}
-    res["arena"] = arena_phase(args, None, args.profile)
-    samples = sorted(res["arena"].pop("samples"), key=len)
-    if not samples:
-        raise SystemExit("no move_made was measured: is the server playing?")
-    payload = samples[len(samples) // 2]
-    res["made_bytes"] = len(payload)
-    res["move_bytes"] = int(statistics.median(res["arena"].pop("move_bytes") or [0]))
-    res["echo"] = echo_phase(args, payload)
-    res["echo"].pop("samples")
-    res["echo"].pop("move_bytes")
+    redis_ok = None
     if args.redis:
-        why = redis_available()
-        if why is None:
-            with redis_url(args.redis) as url:
-                res["redis"] = arena_phase(args, url, None)
-            res["redis"].pop("samples")
-            res["redis"].pop("move_bytes")
-        else:
-            res["redis_skipped"] = why
+        redis_ok = redis_available()
+        if redis_ok is not None:
+            res["redis_skipped"] = redis_ok
+    runs: dict[str, list[dict[str, Any]]] = {"arena": [], "echo": [], "redis": []}
+    payload = b""
+    with contextlib.ExitStack() as stack:
+        url = stack.enter_context(redis_url(args.redis)) if args.redis and not redis_ok else None
+        for _ in range(args.rounds):
+            runs["arena"].append(arena_phase(args, None, None))
+            if not payload:
+                samples = sorted(runs["arena"][0]["samples"], key=len)
+                if not samples:
+                    raise SystemExit("no move_made was measured: is the server playing?")
+                payload = samples[len(samples) // 2]
+                res["made_bytes"] = len(payload)
+                res["move_bytes"] = int(statistics.median(runs["arena"][0]["move_bytes"] or [0]))
+            runs["echo"].append(echo_phase(args, payload))
+            if url is not None:
+                runs["redis"].append(arena_phase(args, url, None))
+    for name, rounds in runs.items():
+        if rounds:
+            res[name] = summarize(rounds)
+    if args.profile:  # a round of its own: cProfile slows the server down
+        arena_phase(args, None, args.profile)
     if args.connections > 0:
         res["idle"] = idle_phase(args)
     res["ratio"] = res["arena"]["rate"] / res["echo"]["rate"] if res["echo"]["rate"] else None
