@@ -1,0 +1,51 @@
+"""bench/server.py keeps working: a tiny run through a real subprocess, its table and JSON checked.
+
+Only that it runs and reports sane figures; speed itself is never asserted in tests.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_bench_server_tiny_run(tmp_path: Path) -> None:
+    out = tmp_path / "server.json"
+    cmd = [
+        sys.executable,
+        str(ROOT / "bench" / "server.py"),
+        "--games", "2",
+        "--duration", "1",
+        "--warmup", "0.3",
+        "--rounds", "1",
+        "--workers", "1",
+        "--connections", "40",
+        "--json", str(out),
+    ]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    text = proc.stdout
+    for line in (
+        "arena moves",
+        "echo messages",
+        "arena/echo rate ratio:",
+        "move p99:",
+        "idle: 40 of 40",
+    ):
+        assert line in text, text
+    res = json.loads(out.read_text())
+    arena, echo, idle = res["arena"], res["echo"], res["idle"]
+    # games were really played: moves counted, whole games finished, nothing refused
+    assert arena["count"] > 0 and arena["games"] > 0, res
+    assert arena["count"] >= 5 * arena["games"], res  # a Collapsi game has several plies
+    assert arena["errors"] == {} and echo["errors"] == {}, res
+    assert echo["count"] > 0
+    assert 0 < arena["median_ms"] <= arena["p99_ms"]
+    assert res["ratio"] == arena["rate"] / echo["rate"]
+    assert res["made_bytes"] > res["move_bytes"] > 0  # echo frames are move_made sized
+    assert idle["open"] == 40 and idle["held"] >= 40 and idle["errors"] == {}
+    assert idle["rss"] >= idle["rss_base"] > 0
