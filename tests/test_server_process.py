@@ -99,7 +99,6 @@ async def finished_game(url: str) -> tuple[str, list[str], Client]:
 async def test_restart_with_the_same_data_dir_keeps_records(tmp_path: Path) -> None:
     data = str(tmp_path / "data")
     async with arena_serve("--data-dir", data) as first:
-        assert first.startup_s < 5  # typically well under a second (see the report)
         record_id, moves, ann = await finished_game(first.url)
         first.proc.send_signal(signal.SIGTERM)
         bye = await ann.next(type="goodbye")
