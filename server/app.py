@@ -31,7 +31,7 @@ from protocol.versions import PROTOCOL_VERSIONS, choose_version
 from server.connection import Connection
 from server.metrics import CONTENT_TYPE_LATEST, Metrics
 from server.outgoing import Outgoing
-from server.presence import Presence, open_presence
+from server.presence import Presence, PresenceError, open_presence
 from server.ratings import Rating
 from server.records import RecordStore
 from server.room import Room, RoomSettings, now_ms
@@ -73,9 +73,10 @@ class Config:
 class Session:
     """A session as this node knows it (its connection comes and goes)."""
 
-    def __init__(self, sid: str, token: str) -> None:
+    def __init__(self, sid: str, token: str, node: str = "") -> None:
         self.id = sid
         self.token = token
+        self.node = node  # the node holding its connection (several nodes share presence)
         self.player: dict[str, Any] | None = None
         self.conn: Connection | None = None
         self.rooms: set[str] = set()
@@ -83,7 +84,7 @@ class Session:
         self.expiry: asyncio.TimerHandle | None = None
 
     def data(self) -> dict[str, Any]:
-        return {"player": self.player, "rooms": sorted(self.rooms)}
+        return {"player": self.player, "rooms": sorted(self.rooms), "node": self.node}
 
 
 class Arena:
@@ -104,10 +105,18 @@ class Arena:
         self._match_now = asyncio.Event()
         self._background: set[asyncio.Task[Any]] = set()
         self.log = log.bind(node=self.node)
+        #: several nodes share the presence store: rooms reachable from any node (server.cluster)
+        self.cluster: Any = None
+        if hasattr(self.presence, "publish_node"):
+            from server.cluster import Cluster
+
+            self.cluster = Cluster(self)
 
     # -- lifecycle ----------------------------------------------------------------------
     async def start(self) -> None:
         await self.presence.start()
+        if self.cluster is not None:
+            await self.cluster.start()
         loaded = await self.records.load()
         self._tasks.append(asyncio.create_task(self.metrics.watch_loop_lag()))
         self._tasks.append(asyncio.create_task(self._lobby_fanout()))
@@ -131,6 +140,8 @@ class Arena:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self.cluster is not None:
+            await self.cluster.stop()
         await self.presence.close()
         self.log.info("arena_stopped")
 
@@ -174,11 +185,18 @@ class Arena:
     # -- delivery -------------------------------------------------------------------------
     def deliver(self, session: str, out: Outgoing) -> None:
         s = self.sessions.get(session)
-        if s is not None and s.conn is not None:
-            s.conn.send(out)
+        if s is not None:
+            if s.conn is not None:
+                s.conn.send(out)
+                if self.cluster is not None:
+                    self.cluster.note(session, out)
+        elif self.cluster is not None:
+            self.cluster.deliver(session, out)
 
     def session_name(self, session: str) -> str | None:
         s = self.sessions.get(session)
+        if s is None and self.cluster is not None:
+            return self.cluster.names.get(session)
         return None if s is None or s.player is None else s.player["name"]
 
     def forget_room(self, session: str, room_id: str) -> None:
@@ -186,6 +204,30 @@ class Arena:
         if s is not None and room_id in s.rooms:
             s.rooms.discard(room_id)
             self.spawn(self._save_session(s))
+        elif s is None and self.cluster is not None:
+            self.cluster.forget(session, room_id)
+
+    def drop_session(self, session: str) -> None:
+        """The session was resumed on another node: let it go here without ending it."""
+        s = self.sessions.pop(session, None)
+        if s is None:
+            return
+        if s.expiry is not None:
+            s.expiry.cancel()
+        if s.player is not None and self.online_names.get(s.player["name"].casefold()) == s.id:
+            del self.online_names[s.player["name"].casefold()]
+        if s.conn is not None:
+            s.conn.send(m.Goodbye(reason="session_replaced"))
+            s.conn.close(CloseCode.SESSION_REPLACED, "session resumed on another node")
+            s.conn.session = None
+        self.metrics.sessions.set(len(self.sessions))
+
+    def _room_nowait(self, room_id: str) -> Any:
+        """The room if this node hosts it, else a stand-in for posting to its owner."""
+        room = self.rooms.get(room_id)
+        if room is None and self.cluster is not None:
+            return self.cluster.cached_room(room_id)
+        return room
 
     async def _save_session(self, s: Session) -> None:
         with contextlib.suppress(Exception):
@@ -228,7 +270,7 @@ class Arena:
                 await self.presence.queue_cancel(s.queue, s.id)
             s.queue = None
         for room_id in list(s.rooms):
-            room = self.rooms.get(room_id)
+            room = self._room_nowait(room_id)
             if room is not None:
                 room.post(room.disconnected, s.id)
         with contextlib.suppress(Exception):
@@ -248,7 +290,7 @@ class Arena:
             if self.online_names.get(key) == s.id:
                 del self.online_names[key]
         for room_id in list(s.rooms):
-            room = self.rooms.get(room_id)
+            room = self._room_nowait(room_id)
             if room is not None:
                 room.post(room.session_gone, s.id)
         self.spawn(self.presence.end_session(s.id))
@@ -273,11 +315,26 @@ class Arena:
             raise ProtocolError(ErrorCode.UNKNOWN_ROOM, f"no room {room_id}")
         return room
 
+    async def _find_room_or_none(self, room_id: str) -> Any:
+        """This node's room, or (several nodes) a stand-in for the room on its owner."""
+        room = self.rooms.get(room_id)
+        if room is not None and not room.closed:
+            return room
+        if self.cluster is not None:
+            return await self.cluster.find_room(room_id)
+        return None
+
+    async def _find_room(self, room_id: str) -> Any:
+        room = await self._find_room_or_none(room_id)
+        if room is None:
+            raise ProtocolError(ErrorCode.UNKNOWN_ROOM, f"no room {room_id}")
+        return room
+
     # session
     async def on_hello(self, conn: Connection, msg: m.Hello) -> None:
         version = choose_version(msg.versions, PROTOCOL_VERSIONS)
         sid, token = f"s{secrets.token_hex(8)}", secrets.token_urlsafe(24)
-        s = Session(sid, token)
+        s = Session(sid, token, self.node)
         await self.presence.create_session(sid, token, s.data(), ttl=86400)
         self.sessions[sid] = s
         s.conn = conn
@@ -329,6 +386,8 @@ class Arena:
     async def on_resume(self, conn: Connection, msg: m.Resume) -> None:
         found = await self.presence.resume_session(msg.token)
         old = None if found is None else self.sessions.get(found[0])
+        if old is None and found is not None and self.cluster is not None:
+            old = self._adopt_session(found[0], found[1], msg.token)
         if old is None:
             raise ProtocolError(ErrorCode.UNKNOWN_SESSION, "no such session (or it expired)")
         fresh = self.sessions.pop(conn.session or "", None)
@@ -357,16 +416,34 @@ class Arena:
         )
         cursors = {c.room: c.seq for c in msg.rooms}
         for room_id in sorted(old.rooms):
-            room = self.rooms.get(room_id)
-            if room is None:
-                continue
-            await room.ask(room.resume_member, old.id, cursors.get(room_id))
+            try:
+                room = await self._find_room_or_none(room_id)
+                if room is None:
+                    continue
+                await room.ask(room.resume_member, old.id, cursors.get(room_id))
+            except PresenceError as exc:  # its node is gone: the takeover will catch us up
+                conn.log.warning("resume_room_unavailable", room=room_id, error=str(exc))
         conn.log.info("resumed", rooms=sorted(old.rooms))
+
+    def _adopt_session(self, sid: str, data: dict[str, Any], token: str) -> Session:
+        """A session whose node is gone (or elsewhere) resumes here; its old node drops it."""
+        s = Session(sid, token, self.node)
+        s.player = data.get("player")
+        s.rooms = set(data.get("rooms") or [])
+        self.sessions[sid] = s
+        if s.player is not None:
+            self.online_names[s.player["name"].casefold()] = sid
+        previous = data.get("node")
+        if previous and previous != self.node:
+            self.cluster.send(previous, {"k": "drop", "s": sid})
+        self.spawn(self._save_session(s))
+        self.metrics.sessions.set(len(self.sessions))
+        return s
 
     async def on_logout(self, conn: Connection, msg: m.Logout) -> None:
         s = self._session(conn)
         for room_id in list(s.rooms):
-            room = self.rooms.get(room_id)
+            room = await self._find_room_or_none(room_id)
             if room is not None:
                 with contextlib.suppress(ProtocolError):
                     await room.ask(room.leave, s.id, "resign")
@@ -409,7 +486,15 @@ class Arena:
         conn.send(m.Ack(re=msg.id))
 
     async def _lobby_fanout(self) -> None:
-        """One lobby subscription per node, fanned out to the subscribed connections."""
+        """One lobby subscription per node, fanned out to the subscribed connections.
+
+        A subscription that ends (the store went away) is opened again."""
+        while True:
+            with contextlib.suppress(PresenceError):
+                await self._lobby_fanout_once()
+            await asyncio.sleep(0.25)
+
+    async def _lobby_fanout_once(self) -> None:
         known: set[str] = set()
         async with await self.presence.subscribe_lobby() as sub:
             async for ev in sub:
@@ -522,7 +607,7 @@ class Arena:
                 raise ProtocolError(ErrorCode.UNKNOWN_ROOM, "no room with that invite code")
         else:
             room_id = msg.room  # type: ignore[assignment]
-        room = self._room(room_id)
+        room = await self._find_room(room_id)
         if room.settings.private and msg.invite is None and s.id not in room.members:
             raise ProtocolError(ErrorCode.FORBIDDEN, "a private room needs its invite code")
         if msg.role == "player" and s.id not in room.members:
@@ -536,20 +621,20 @@ class Arena:
 
     async def on_watch(self, conn: Connection, msg: m.Watch) -> None:
         s = self._session(conn)
-        room = self._room(msg.room)
+        room = await self._find_room(msg.room)
         await room.ask(room.watch, s.id, msg.since_seq, msg.id)
         s.rooms.add(room.id)
         await self._save_session(s)
 
     async def on_leave_room(self, conn: Connection, msg: m.LeaveRoom) -> None:
         s = self._session(conn)
-        room = self._room(msg.room)
+        room = await self._find_room(msg.room)
         await room.ask(room.leave, s.id, "resign")
         conn.send(m.Ack(re=msg.id))
 
     async def _room_call(self, conn: Connection, msg: Any, fn_name: str, *args: Any) -> None:
         s = self._session(conn)
-        room = self._room(msg.room)
+        room = await self._find_room(msg.room)
         await room.ask(getattr(room, fn_name), s.id, *args)
         conn.send(m.Ack(re=msg.id))
 
@@ -754,6 +839,9 @@ class Arena:
                         room_id, self.node, self.config.lease_ttl
                     ):
                         log.warning("lease_lost", room=room_id)
+                        room = self.rooms.get(room_id)
+                        if room is not None and self.cluster is not None:
+                            self.cluster.retire(room)
                 except Exception:
                     log.exception("lease_renew_failed", room=room_id)
 

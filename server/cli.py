@@ -30,6 +30,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="presence in Redis (redis://HOST:PORT/DB, or $ARENA_REDIS_URL); default: memory",
     )
     parser.add_argument(
+        "--redis-prefix",
+        default=os.environ.get("ARENA_REDIS_PREFIX", "arena:"),
+        help="prefix of every Redis key, so deployments can share one Redis "
+        "($ARENA_REDIS_PREFIX, default arena:)",
+    )
+    parser.add_argument(
+        "--lease-ttl",
+        type=float,
+        default=float(os.environ.get("ARENA_LEASE_TTL", "15")),
+        help="seconds a room's lease lasts unless its node renews it; after a node dies, "
+        "other nodes take its rooms over within about this long ($ARENA_LEASE_TTL, 15)",
+    )
+    parser.add_argument(
         "--grace",
         type=float,
         default=60.0,
@@ -44,7 +57,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-frame", type=int, default=64 * 1024, help="largest frame accepted, bytes (65536)"
     )
-    parser.add_argument("--node", default="", help="this node's name in logs and leases")
+    parser.add_argument(
+        "--node",
+        default=os.environ.get("ARENA_NODE", ""),
+        help="this node's name in logs and leases, unique per node ($ARENA_NODE; default random)",
+    )
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning"])
     parser.add_argument(
         "--log-format",
@@ -71,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
         port=args.port,
         data_dir=args.data_dir,
         presence_url=args.redis,
+        prefix=args.redis_prefix,
+        lease_ttl=args.lease_ttl,
         node=args.node,
         grace=args.grace,
     )

@@ -31,6 +31,7 @@ from protocol.codec import to_wire
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.limits import MAX_EVENTS
 from server.outgoing import Outgoing
+from server.presence import PresenceError
 from server.ratings import Rating, rate_game
 
 if TYPE_CHECKING:
@@ -39,6 +40,10 @@ if TYPE_CHECKING:
 log = structlog.get_logger("arena.room")
 
 ROOM_EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(m.RoomEvent)
+#: events after which (several nodes) the members' sessions are saved, before the event is logged
+MEMBERSHIP_EVENTS = frozenset(
+    {"player_joined", "player_left", "seat_taken", "seat_freed", "game_started"}
+)
 
 
 def engine_time_control(tc: m.Fischer | m.PerMove | m.Untimed) -> TimeControl:
@@ -145,6 +150,8 @@ class Room:
             try:
                 result = await fn(*args)
             except Exception as exc:
+                if isinstance(exc, PresenceError) and self.arena.cluster is not None:
+                    self.arena.cluster.retire(self)  # restored from the log when asked again
                 if fut is not None and not fut.done():
                     fut.set_exception(exc)
                 elif not isinstance(exc, ProtocolError):
@@ -287,10 +294,19 @@ class Room:
         """Log the event (it gets the next seq), then send it to every member."""
         seq = self.seq + 1
         out = Outgoing.of(cls(room=self.id, seq=seq, **fields))
+        if self.arena.cluster is not None and out.type in MEMBERSHIP_EVENTS:
+            await self._save_members()
         await self.arena.presence.append_event(self.id, out.wire, expected_seq=seq)
         self.seq = seq
         for session in list(self.members):
             self.arena.deliver(session, out)
+
+    async def _save_members(self) -> None:
+        """Several nodes: keep the members' sessions in presence, so a takeover knows them."""
+        if self.arena.cluster is not None and not self.closed:
+            from server.cluster import room_meta
+
+            await self.arena.presence.put_room(self.id, room_meta(self, self.arena.node))
 
     # -- membership -------------------------------------------------------------------------
     async def join(
@@ -310,6 +326,7 @@ class Room:
             if self.settings.private:
                 raise ProtocolError(ErrorCode.FORBIDDEN, "private rooms cannot be watched")
             self.members[session] = "spectator"
+            await self._save_members()
             await self._lobby_update()
         if reply:
             await self.send_state(session, re)
@@ -323,6 +340,7 @@ class Room:
             raise ProtocolError(ErrorCode.FORBIDDEN, "private rooms cannot be watched")
         if session not in self.members:
             self.members[session] = "spectator"
+            await self._save_members()
             await self._lobby_update()
         await self.catch_up(session, since_seq, re)
 
@@ -421,6 +439,8 @@ class Room:
             await self.emit(m.PlayerLeft, name=name)
         self.members.pop(session, None)
         self.arena.forget_room(session, self.id)
+        if role == "spectator":
+            await self._save_members()
         await self._after_membership_change()
 
     async def _after_membership_change(self) -> None:

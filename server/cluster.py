@@ -1,0 +1,746 @@
+"""Several ``arena serve`` nodes, one arena: any node serves any client, no game is lost.
+
+**Proxying, not redirecting.** A client stays on the node it connected to. Each
+room has one authority, the node holding the room's lease in presence (its
+*owner*). When a client on node B acts in a room owned by node A, B forwards the
+request to A over A's node channel (Redis pub/sub), A runs it in the room's
+actor, and A sends the room's replies and events for B's sessions back over B's
+channel. Messages between two nodes go through one ordered outbox per
+destination, so a session sees its room's events and replies in the same order
+as it would on one node. (Redirecting would make a player in two rooms of two
+nodes hold two connections, and every client re-route on failover.)
+
+**Failover.** The owner renews its leases; a node that dies (even ``kill -9``)
+stops renewing, so its leases lapse after ``lease_ttl``. Every node sweeps the
+rooms its own clients are in (and, less often, the lobby); a room without an
+owner is *taken over*: the node acquires the lease, reads the room's settings
+and members and replays its event stream through :class:`engine.match.Match`
+(:func:`restore_room`). Nodes with members of a room whose owner changed
+re-attach them (``resume_member`` with the last seq this node delivered), so
+they receive exactly the events they missed. Clients of the dead node
+reconnect to any node and resume their session there. Seated players who never
+come back within the grace period lose by abandonment.
+
+**Clocks during a takeover.** The clocks are restored to the values of the last
+logged event; the clock of the player to move restarts from that value when the
+new owner has restored the room. The time between the last logged event and
+the takeover (the thinking time before the crash, plus the lease TTL and the
+sweep) is not charged to anyone. Fischer move times are recovered exactly from
+the logged clocks; with a fixed time per move the interrupted move gets a fresh
+allowance.
+
+**Redis outages.** Every presence failure is answered ``unavailable``. A room
+whose append failed (or whose lease renewal was refused) is *retired* on its
+node: its in-memory state can no longer be trusted, so the next request for it
+restores it from the log, exactly as a takeover does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+import structlog
+from pydantic import TypeAdapter
+
+from engine.base import Result, game_class
+from engine.match import Match
+from protocol import common as pc
+from protocol.errors import ErrorCode, ProtocolError
+from server.outgoing import Outgoing
+from server.presence import PresenceError
+from server.room import Room, RoomSettings, SeatState, engine_time_control
+
+if TYPE_CHECKING:
+    from server.app import Arena
+
+log = structlog.get_logger("arena.cluster")
+
+#: room methods another node may ask the owner to run (the first argument is a session id)
+ROOM_CALLS = frozenset(
+    {
+        "join",
+        "watch",
+        "leave",
+        "take_seat",
+        "leave_seat",
+        "set_ready",
+        "move",
+        "resign",
+        "offer_rematch",
+        "chat",
+        "send_state",
+        "resume_member",
+        "disconnected",
+        "session_gone",
+        "catch_up",
+    }
+)
+#: seconds a forwarded request waits for the owner's answer
+CALL_TIMEOUT = 5.0
+#: messages queued for one node before the oldest are dropped (that node then resyncs)
+OUTBOX_LIMIT = 50_000
+
+TIME_CONTROL: TypeAdapter[Any] = TypeAdapter(pc.TimeControl)
+
+
+class _Moved(Exception):
+    """The node asked no longer hosts the room (taken over meanwhile): look it up again."""
+
+
+def settings_from_meta(meta: dict[str, Any]) -> RoomSettings:
+    return RoomSettings(
+        room_id=meta["room_id"],
+        game=meta["game"],
+        rules=meta["rules"],
+        variant=meta["variant"],
+        seats=meta["seats"],
+        time_control=TIME_CONTROL.validate_python(meta["time_control"]),
+        rated=meta["rated"],
+        private=meta["private"],
+        options=dict(meta.get("options") or {}),
+        invite=meta.get("invite"),
+        created_at=meta.get("created_at", 0),
+        quick=meta.get("quick", False),
+    )
+
+
+def room_meta(room: Room, node: str) -> dict[str, Any]:
+    """What presence keeps of a room besides its log: settings, owner, members' sessions."""
+    names = {st.session: st.player["name"] for st in room.seats if st is not None}
+    members = {}
+    for sid, role in room.members.items():
+        name = names.get(sid) or room.arena.session_name(sid)
+        members[sid] = {"role": role, "name": name}
+    return {**room.settings.to_dict(), "node": node, "members": members}
+
+
+# -- restoring a room from its log ------------------------------------------------------
+
+
+def _replay_match(
+    settings: RoomSettings,
+    started: dict[str, Any],
+    moves: list[dict[str, Any]],
+    over: dict[str, Any] | None,
+    now_ms: int,
+) -> Match:
+    """The match of one game, replayed move by move through the engine.
+
+    Each move is played at a synthetic time chosen so that the clocks come out as
+    logged, and so that the last move happens ``now_ms``: the mover's clock
+    restarts now (see the module docstring on clocks).
+    """
+    tc = engine_time_control(settings.time_control)
+    players = [s["player"]["name"] for s in started["seats"]]
+    game = game_class(settings.game).from_setup(
+        started["setup"],
+        rules=settings.rules,
+        variant=settings.variant,
+        players=len(players),
+        options=settings.options or None,
+    )
+    match = Match(game, players, tc)
+    elapsed = []
+    prev = (started.get("clock") or {}).get("remaining_ms")
+    for mv in moves:
+        after = (mv.get("clock") or {}).get("remaining_ms")
+        spent = 0
+        if tc.kind == "fischer" and prev and after:
+            spent = prev[mv["seat"]] - after[mv["seat"]] + tc.increment_ms
+        elapsed.append(max(0, spent))
+        prev = after or prev
+    t = now_ms - sum(elapsed)
+    match.start(t)
+    for mv, spent in zip(moves, elapsed, strict=True):
+        t += spent
+        if match.over:
+            break
+        match.submit_move(mv["seat"], mv["move"], t)
+    if over is not None and not match.over:
+        match.result = Result.from_dict(over["result"])
+        match.end_ms = t
+    return match
+
+
+def restore_room(
+    arena: Arena, meta: dict[str, Any], events: list[dict[str, Any]], now_ms: int
+) -> tuple[Room, bool]:
+    """A room as its log says it is; True when its last game ended but was not finished.
+
+    Membership comes from the saved members (session ids, which the public log
+    does not carry) corrected by the log's joins and leaves; seats, readiness,
+    games, moves and results come from the log alone.
+    """
+    settings = settings_from_meta(meta)
+    room = Room(arena, settings)
+    saved = meta.get("members") or {}
+    room.members = {sid: v["role"] for sid, v in saved.items()}
+    by_name: dict[str, str] = {}
+    for sid, v in saved.items():
+        if v.get("role") == "player" and v.get("name"):
+            by_name.setdefault(v["name"], sid)
+
+    def session_of(player: dict[str, Any]) -> str:
+        return by_name.get(player["name"]) or f"lost:{player['name']}"
+
+    started: dict[str, Any] | None = None
+    moves: list[dict[str, Any]] = []
+    over: dict[str, Any] | None = None
+    for ev in events:
+        t = ev["type"]
+        if t == "player_joined":
+            sid = session_of(ev["player"])
+            room.members[sid] = "player"
+        elif t == "player_left":
+            sid = by_name.get(ev["name"])
+            if sid is not None and room.members.get(sid) == "player":
+                room.members.pop(sid, None)
+        elif t == "seat_taken":
+            room.seats[ev["seat"]] = SeatState(session_of(ev["player"]), dict(ev["player"]))
+        elif t == "seat_freed":
+            room.seats[ev["seat"]] = None
+            room.rematch_offers.discard(ev["seat"])
+        elif t == "ready_changed":
+            st = room.seats[ev["seat"]]
+            if st is not None:
+                st.ready = ev["ready"]
+        elif t in ("player_disconnected", "player_reconnected"):
+            seat = ev.get("seat")
+            st = None if seat is None else room.seats[seat]
+            if st is not None:
+                st.connected = t == "player_reconnected"
+        elif t == "game_started":
+            old = {st.player["name"]: st for st in room.seats if st is not None}
+            room.seats = [
+                old.get(s["player"]["name"])
+                or SeatState(session_of(s["player"]), dict(s["player"]))
+                for s in ev["seats"]
+            ]
+            for st in room.seats:
+                if st is not None:
+                    st.ready = False
+            room.game_number = ev["game_number"]
+            room.record_id = None
+            room.rematch_offers.clear()
+            started, moves, over = ev, [], None
+        elif t == "move_made":
+            moves.append(ev)
+        elif t == "game_over":
+            over = ev
+            room.record_id = ev.get("record")
+        elif t == "rematch_offered":
+            room.rematch_offers.add(ev["seat"])
+    unfinished = False
+    if started is not None:
+        room.match = _replay_match(settings, started, moves, over, now_ms)
+        unfinished = room.match.over and over is None
+    room.seq = events[-1]["seq"] if events else 0
+    return room, unfinished
+
+
+# -- a room on another node ---------------------------------------------------------------
+
+
+class RemoteMethod:
+    """Stands for a room method when the room lives on another node (only its name travels)."""
+
+    __slots__ = ("__name__",)
+
+    def __init__(self, name: str) -> None:
+        self.__name__ = name
+
+
+class RemoteRoom:
+    """What this node knows of a room owned elsewhere: enough to forward requests to it."""
+
+    def __init__(
+        self,
+        cluster: Cluster,
+        room_id: str,
+        owner: str,
+        settings: RoomSettings | None = None,
+        members: dict[str, str] | None = None,
+    ) -> None:
+        self.cluster = cluster
+        self.id = room_id
+        self.owner = owner
+        self.settings = settings
+        self.members = members or {}
+        self.closed = False
+
+    def __getattr__(self, name: str) -> RemoteMethod:
+        if name in ROOM_CALLS:
+            return RemoteMethod(name)
+        raise AttributeError(name)
+
+    async def ask(self, fn: RemoteMethod, *args: Any) -> Any:
+        return await self.cluster.call_room(self, fn.__name__, list(args))
+
+    def post(self, fn: RemoteMethod, *args: Any) -> None:
+        self.cluster.send(self.owner, self.cluster.call_message(self.id, fn.__name__, list(args)))
+
+
+# -- node-to-node messages ---------------------------------------------------------------
+
+
+class Outbox:
+    """Messages for one node, published in order by one task, batched per round trip."""
+
+    def __init__(self, cluster: Cluster, node: str) -> None:
+        self.cluster = cluster
+        self.node = node
+        self.items: deque[Any] = deque()
+        self.wake = asyncio.Event()
+        self.task = asyncio.create_task(self._run(), name=f"outbox-{node}")
+
+    def put(self, item: Any) -> None:
+        if len(self.items) >= OUTBOX_LIMIT:
+            log.warning("outbox_overflow", to=self.node, dropped=len(self.items))
+            self.items.clear()
+            self.items.append({"k": "resync", "from": self.cluster.node})
+        self.items.append(item)
+        self.wake.set()
+
+    def _batch(self) -> list[str]:
+        texts: list[str] = []
+        while self.items and len(texts) < 256:
+            item = self.items.popleft()
+            if isinstance(item, tuple):  # a delivery: merge the sessions of one message
+                out, sessions = item[1], [item[0]]
+                while self.items and isinstance(self.items[0], tuple) and self.items[0][1] is out:
+                    sessions.append(self.items.popleft()[0])
+                item = {"k": "d", "s": sessions, "m": out.wire}
+            texts.append(json.dumps(item, separators=(",", ":")))
+        return texts
+
+    async def _run(self) -> None:
+        while True:
+            await self.wake.wait()
+            self.wake.clear()
+            while self.items:
+                texts = self._batch()
+                while True:
+                    try:
+                        await self.cluster.presence.publish_node(self.node, texts)
+                        break
+                    except PresenceError:  # Redis is down: keep the order, try again
+                        await asyncio.sleep(0.25)
+
+
+class Cluster:
+    """This node's part in a multi-node arena (active when presence is shared)."""
+
+    def __init__(self, arena: Arena) -> None:
+        self.arena = arena
+        self.presence: Any = arena.presence
+        self.node = arena.node
+        self.ttl = arena.config.lease_ttl
+        #: session -> node holding its connection, for sessions in our rooms that are elsewhere
+        self.routes: dict[str, str] = {}
+        #: session -> player name of routed sessions
+        self.names: dict[str, str] = {}
+        #: (session, room) -> last seq this node delivered to that session's connection
+        self.cursors: dict[tuple[str, str], int] = {}
+        #: room -> the owner our local members are attached to
+        self.remote: dict[str, str] = {}
+        self._outboxes: dict[str, Outbox] = {}
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._ids = itertools.count(1)
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._attach_timers: dict[tuple[str, str], asyncio.TimerHandle] = {}
+        self._subscribed = asyncio.Event()
+        self.takeovers: list[dict[str, Any]] = []
+
+    # -- lifecycle ----------------------------------------------------------------------
+    async def start(self) -> None:
+        await self.presence.node_heartbeat(self.node, self.ttl)
+        self._tasks.append(asyncio.create_task(self._inbox_loop(), name="node-inbox"))
+        self._tasks.append(asyncio.create_task(self._sweep_loop(), name="node-sweep"))
+        await asyncio.wait_for(self._subscribed.wait(), timeout=10)
+
+    async def stop(self) -> None:
+        for handle in self._attach_timers.values():
+            handle.cancel()
+        # let queued messages out (replies, events of rooms stopped just now)
+        deadline = time.monotonic() + 2.0
+        while any(o.items for o in self._outboxes.values()) and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        tasks = self._tasks + [o.task for o in self._outboxes.values()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        with contextlib.suppress(PresenceError):
+            await self.presence.node_gone(self.node)
+
+    # -- sending --------------------------------------------------------------------------
+    def send(self, node: str, item: Any) -> None:
+        box = self._outboxes.get(node)
+        if box is None:
+            box = self._outboxes[node] = Outbox(self, node)
+        box.put(item)
+
+    def call_message(self, room_id: str, fn: str, args: list[Any], rid: int | None = None):
+        msg: dict[str, Any] = {"k": "c", "from": self.node, "room": room_id, "fn": fn, "a": args}
+        if rid is not None:
+            msg["id"] = rid
+        if args and isinstance(args[0], str):
+            name = self.arena.session_name(args[0])
+            if name:
+                msg["n"] = name
+        return msg
+
+    def deliver(self, session: str, out: Outgoing) -> None:
+        """A room of ours sends to a session connected elsewhere (if we know where)."""
+        node = self.routes.get(session)
+        if node is not None and node != self.node:
+            self.send(node, (session, out))
+
+    def note(self, session: str, out: Outgoing) -> None:
+        """Remember the last seq of each room this node delivered to a local session."""
+        w = out.wire
+        room = w.get("room")
+        if room is None:
+            return
+        seq = w.get("seq")
+        if seq is None and out.type == "catch_up":
+            events = w.get("events") or []
+            seq = events[-1]["seq"] if events else None
+        if seq is not None:
+            key = (session, room)
+            if seq > self.cursors.get(key, 0):
+                self.cursors[key] = seq
+
+    def forget(self, session: str, room_id: str) -> None:
+        """A room of ours dropped a member connected elsewhere: tell its node."""
+        node = self.routes.get(session)
+        if node is not None and node != self.node:
+            self.send(node, {"k": "forget", "s": session, "room": room_id})
+
+    # -- forwarded requests -------------------------------------------------------------------
+    async def call_room(self, room: RemoteRoom, fn: str, args: list[Any], retry: bool = True):
+        rid = next(self._ids)
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = fut
+        self.send(room.owner, self.call_message(room.id, fn, args, rid))
+        try:
+            return await asyncio.wait_for(fut, CALL_TIMEOUT)
+        except TimeoutError:
+            raise PresenceError(f"node {room.owner} did not answer for room {room.id}") from None
+        except _Moved:
+            if not retry:
+                raise ProtocolError(ErrorCode.UNAVAILABLE, "the room is moving") from None
+            target = await self.find_room(room.id)
+            if target is None:
+                raise ProtocolError(ErrorCode.UNKNOWN_ROOM, f"no room {room.id}") from None
+            if isinstance(target, RemoteRoom):
+                return await self.call_room(target, fn, args, retry=False)
+            return await target.ask(getattr(target, fn), *args)
+        finally:
+            self._pending.pop(rid, None)
+
+    def _serve_call(self, msg: dict[str, Any]) -> None:
+        origin, rid, room_id = msg["from"], msg.get("id"), msg["room"]
+        fn, args = msg["fn"], msg["a"]
+        if args and isinstance(args[0], str):
+            session = args[0]
+            self.routes[session] = origin
+            if "n" in msg:
+                self.names[session] = msg["n"]
+            timer = self._attach_timers.pop((room_id, session), None)
+            if timer is not None:
+                timer.cancel()
+        if fn not in ROOM_CALLS:
+            if rid is not None:
+                err = {"code": str(ErrorCode.BAD_REQUEST), "message": fn}
+                self.send(origin, {"k": "r", "id": rid, "e": err})
+            return
+        room = self.arena.rooms.get(room_id)
+        if room is None or room.closed:  # retired here, or never ours: restore if the lease is
+            self.arena.spawn(self._serve_after_takeover(msg))
+            return
+        self._run_call(room, origin, rid, fn, args)
+
+    async def _serve_after_takeover(self, msg: dict[str, Any]) -> None:
+        origin, rid, room_id = msg["from"], msg.get("id"), msg["room"]
+        room = None
+        with contextlib.suppress(PresenceError):
+            if await self.presence.room_owner(room_id) in (None, self.node):
+                room = await self.take_over(room_id)
+        if room is None:
+            if rid is not None:
+                self.send(origin, {"k": "r", "id": rid, "e": {"code": "moved", "message": ""}})
+            return
+        self._run_call(room, origin, rid, msg["fn"], msg["a"])
+
+    def _run_call(self, room: Room, origin: str, rid: int | None, fn: str, args: list[Any]):
+        method = getattr(room, fn)
+        if rid is None:
+            room.post(method, *args)
+            return
+        task = asyncio.ensure_future(room.ask(method, *args))
+        task.add_done_callback(lambda t: self._reply(origin, rid, t))
+
+    def _reply(self, origin: str, rid: int, task: asyncio.Future[Any]) -> None:
+        if task.cancelled():
+            err: dict[str, Any] = {"code": "unavailable", "message": "cancelled"}
+            self.send(origin, {"k": "r", "id": rid, "e": err})
+            return
+        exc = task.exception()
+        if exc is None:
+            self.send(origin, {"k": "r", "id": rid, "ok": task.result()})
+            return
+        code = getattr(exc, "code", None)
+        if not isinstance(code, str) or code not in ErrorCode._value2member_map_:
+            log.error("forwarded_call_failed", error=repr(exc))
+            code = str(ErrorCode.INTERNAL)
+        err = {"code": str(code), "message": getattr(exc, "message", None) or str(exc)}
+        if getattr(exc, "retry_after", None) is not None:
+            err["retry_after"] = exc.retry_after  # type: ignore[attr-defined]
+        self.send(origin, {"k": "r", "id": rid, "e": err})
+
+    def _on_reply(self, msg: dict[str, Any]) -> None:
+        fut = self._pending.pop(msg["id"], None)
+        if fut is None or fut.done():
+            return
+        if "e" in msg:
+            e = msg["e"]
+            if e["code"] == "moved":
+                fut.set_exception(_Moved())
+            else:
+                fut.set_exception(
+                    ProtocolError(e["code"], e.get("message", ""), retry_after=e.get("retry_after"))
+                )
+        else:
+            fut.set_result(msg.get("ok"))
+
+    # -- the node's inbox -------------------------------------------------------------------
+    async def _inbox_loop(self) -> None:
+        first = True
+        while True:
+            try:
+                sub = await self.presence.subscribe_node(self.node)
+            except PresenceError:
+                await asyncio.sleep(0.25)
+                continue
+            if not first:  # messages may have been missed meanwhile: catch up every member
+                self._attach_all()
+            first = False
+            self._subscribed.set()
+            async with sub:
+                async for msg in sub:
+                    try:
+                        self._handle(msg)
+                    except Exception:
+                        log.exception("node_message_failed", kind=msg.get("k"))
+            self._subscribed.clear()
+            log.warning("node_inbox_lost")
+
+    def _handle(self, msg: dict[str, Any]) -> None:
+        k = msg["k"]
+        arena = self.arena
+        if k == "d":
+            out = Outgoing(msg["m"])
+            for sid in msg["s"]:
+                s = arena.sessions.get(sid)
+                if s is not None and s.conn is not None:
+                    s.conn.send(out)
+                    self.note(sid, out)
+        elif k == "c":
+            self._serve_call(msg)
+        elif k == "r":
+            self._on_reply(msg)
+        elif k == "forget":
+            s = arena.sessions.get(msg["s"])
+            if s is not None and msg["room"] in s.rooms:
+                s.rooms.discard(msg["room"])
+                arena.spawn(arena._save_session(s))
+        elif k == "drop":
+            arena.drop_session(msg["s"])
+        elif k == "resync":
+            self._attach_all()
+
+    # -- members of rooms owned elsewhere ------------------------------------------------------
+    def _local_members(self, room_id: str) -> list[str]:
+        return [
+            s.id for s in self.arena.sessions.values() if s.conn is not None and room_id in s.rooms
+        ]
+
+    def _attach(self, room_id: str, owner: str) -> None:
+        """Tell the room's owner where our members are and what they have seen."""
+        self.remote[room_id] = owner
+        for sid in self._local_members(room_id):
+            cursor = self.cursors.get((sid, room_id))
+            self.send(owner, self.call_message(room_id, "resume_member", [sid, cursor]))
+
+    def _attach_all(self) -> None:
+        for room_id, owner in list(self.remote.items()):
+            if room_id not in self.arena.rooms:
+                self._attach(room_id, owner)
+
+    async def find_room(self, room_id: str) -> Room | RemoteRoom | None:
+        """The room, wherever it is; taken over here if nobody owns it any more."""
+        local = self.arena.rooms.get(room_id)
+        if local is not None and not local.closed:
+            return local
+        meta = await self.presence.get_room(room_id)
+        if meta is None:
+            return None
+        owner = await self.presence.room_owner(room_id)
+        if owner is None or owner == self.node:
+            room = await self.take_over(room_id)
+            if room is not None:
+                return room
+            owner = await self.presence.room_owner(room_id)
+            if owner is None or owner == self.node:
+                raise PresenceError(f"room {room_id} is being taken over")
+        self.remote.setdefault(room_id, owner)
+        members = {sid: v["role"] for sid, v in (meta.get("members") or {}).items()}
+        return RemoteRoom(self, room_id, owner, settings_from_meta(meta), members)
+
+    def cached_room(self, room_id: str) -> RemoteRoom | None:
+        """A stand-in for posting to a room owned elsewhere (no presence round trip)."""
+        owner = self.remote.get(room_id)
+        return None if owner is None else RemoteRoom(self, room_id, owner)
+
+    # -- takeover ---------------------------------------------------------------------------------
+    async def take_over(self, room_id: str) -> Room | None:
+        """Become the room's authority if its lease is free: restore it from its log."""
+        lock = self._locks.setdefault(room_id, asyncio.Lock())
+        async with lock:
+            existing = self.arena.rooms.get(room_id)
+            if existing is not None and not existing.closed:
+                return existing
+            t0 = time.monotonic()
+            if not await self.presence.acquire_room(room_id, self.node, self.ttl):
+                return None
+            meta = await self.presence.get_room(room_id)
+            events = await self.presence.read_events(room_id) if meta is not None else []
+            if meta is None or (events and events[-1]["type"] == "room_closed"):
+                await self._forget_dead_room(room_id)
+                return None
+            arena = self.arena
+            now_ms = int(asyncio.get_running_loop().time() * 1000)
+            room, unfinished = restore_room(arena, meta, events, now_ms)
+            room.start()
+            arena.rooms[room_id] = room
+            if room.settings.invite:
+                arena.invites[room.settings.invite] = room_id
+            arena.metrics.rooms.set(len(arena.rooms))
+            if room.playing:
+                arena.metrics.games_live.inc()
+            previous = self.remote.pop(room_id, None) or meta.get("node")
+            for sid in list(room.members):
+                s = arena.sessions.get(sid)
+                if s is not None and s.conn is not None:
+                    room.post(room.resume_member, sid, self.cursors.get((sid, room_id)))
+                elif s is None and sid not in self.routes and room.seat_of(sid) is not None:
+                    self._await_attach(room, sid)
+            if unfinished:
+                assert room.match is not None and room.match.result is not None
+                room.post(room._finish, room.match.result)
+            room._arm_deadline()
+            room.post(room._lobby_update)
+            took = time.monotonic() - t0
+            self.takeovers.append({"room": room_id, "from": previous, "seq": room.seq})
+            room.log.info(
+                "room_taken_over",
+                previous_node=previous,
+                seq=room.seq,
+                events=len(events),
+                restore_ms=round(took * 1000, 1),
+            )
+            return room
+
+    def _await_attach(self, room: Room, session: str) -> None:
+        """A seated member connected elsewhere must reappear within the grace period."""
+        key = (room.id, session)
+        if key in self._attach_timers:
+            return
+
+        def expire() -> None:
+            self._attach_timers.pop(key, None)
+            live = self.arena.rooms.get(room.id)
+            if live is room and not room.closed and session in room.members:
+                room.post(room.session_gone, session)
+
+        loop = asyncio.get_running_loop()
+        self._attach_timers[key] = loop.call_later(self.arena.config.grace, expire)
+
+    async def _forget_dead_room(self, room_id: str) -> None:
+        with contextlib.suppress(PresenceError):
+            await self.presence.release_room(room_id, self.node)
+            await self.presence.lobby_remove(room_id)
+        self.remote.pop(room_id, None)
+        for s in self.arena.sessions.values():
+            if room_id in s.rooms:
+                s.rooms.discard(room_id)
+
+    def retire(self, room: Room) -> None:
+        """Our copy of the room can no longer be trusted (an append failed, the lease went):
+        stop it; the next request restores it from the log, here or on the new owner."""
+        if self.arena.rooms.get(room.id) is room:
+            del self.arena.rooms[room.id]
+            self.arena.metrics.rooms.set(len(self.arena.rooms))
+            if room.playing:
+                self.arena.metrics.games_live.dec()
+        room.closed = True
+        room._cancel_deadline()
+        room._inbox.put_nowait((None, (), None))  # type: ignore[arg-type]
+        room.log.warning("room_retired")
+
+    # -- sweeps ------------------------------------------------------------------------------------
+    async def _sweep_loop(self) -> None:
+        n = 0
+        while True:
+            await asyncio.sleep(self.ttl / 3)
+            n += 1
+            try:
+                await self.sweep(lobby=n % 3 == 0)
+            except PresenceError as exc:
+                log.warning("sweep_failed", error=str(exc))
+            except Exception:
+                log.exception("sweep_failed")
+
+    async def sweep(self, lobby: bool = False) -> None:
+        """Heartbeat; take over ownerless rooms; re-attach members whose room moved."""
+        await self.presence.node_heartbeat(self.node, self.ttl)
+        interest = {
+            r
+            for s in self.arena.sessions.values()
+            if s.conn is not None
+            for r in s.rooms
+            if r not in self.arena.rooms
+        }
+        if lobby:
+            for entry in await self.presence.lobby_list():
+                rid = entry.get("room")
+                if rid and rid not in self.arena.rooms:
+                    interest.add(rid)
+        owners = await self.presence.room_owners(sorted(interest))
+        for room_id, owner in owners.items():
+            if owner is None:
+                self.arena.spawn(self._try_take_over(room_id))
+            elif owner != self.node and self.remote.get(room_id, owner) != owner:
+                log.info("room_moved", room=room_id, owner=owner)
+                self._attach(room_id, owner)
+            elif owner != self.node:
+                self.remote[room_id] = owner
+
+    async def _try_take_over(self, room_id: str) -> None:
+        try:
+            room = await self.take_over(room_id)
+            if room is None:
+                owner = await self.presence.room_owner(room_id)
+                if owner is not None and owner != self.node and self.remote.get(room_id) != owner:
+                    self._attach(room_id, owner)
+        except PresenceError as exc:
+            log.warning("takeover_failed", room=room_id, error=str(exc))
+        except Exception:
+            log.exception("takeover_failed", room=room_id)

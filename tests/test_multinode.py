@@ -1,0 +1,332 @@
+"""Several real ``arena serve`` processes sharing one real Redis.
+
+Players on different nodes play one game (the room's owner runs it, the other
+node proxies); a spectator watches from a third node; the owner is killed with
+SIGKILL mid-game and another node takes the room over from its Redis stream,
+the players resume on surviving nodes and finish; Redis itself is stopped and
+restarted during play. Leases are short (``--lease-ttl``) so takeovers are
+quick.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from redis_server import RedisServer, delete_prefix
+
+from clients.client import ArenaError, Client
+from protocol import messages as m
+from server.presence.redis import RedisPresence
+
+ROOT = Path(__file__).resolve().parent.parent
+LEASE_TTL = "1.0"
+
+
+class Node:
+    """One ``arena serve`` subprocess; its JSON log lines are collected."""
+
+    def __init__(self, name: str, proc: asyncio.subprocess.Process, url: str) -> None:
+        self.name = name
+        self.proc = proc
+        self.url = url
+        self.lines: list[dict[str, Any]] = []
+        self.drainer: asyncio.Task[None] | None = None
+
+    def events(self, event: str) -> list[dict[str, Any]]:
+        return [e for e in self.lines if e.get("event") == event]
+
+    def kill9(self) -> None:
+        if self.proc.returncode is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+
+
+async def start_node(
+    argv: list[str], env: dict[str, str] | None = None, name: str = "", cwd: Path = ROOT
+) -> Node:
+    """Run ``argv`` (an ``arena serve`` command line) and wait for its ``listening`` line."""
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        stderr=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.DEVNULL,
+    )
+    assert proc.stderr is not None
+    lines: list[dict[str, Any]] = []
+    url = None
+    while url is None:
+        raw = await asyncio.wait_for(proc.stderr.readline(), 20)
+        assert raw, f"node {name} exited before listening: {lines[-3:]}"
+        with contextlib.suppress(ValueError):
+            entry = json.loads(raw)
+            lines.append(entry)
+            if entry.get("event") == "listening":
+                url = entry["url"]
+    node = Node(name, proc, url)
+    node.lines = lines
+
+    async def drain() -> None:
+        while raw := await proc.stderr.readline():  # type: ignore[union-attr]
+            with contextlib.suppress(ValueError):
+                lines.append(json.loads(raw))
+
+    node.drainer = asyncio.create_task(drain())
+    return node
+
+
+async def stop_node(node: Node) -> None:
+    if node.proc.returncode is None:
+        node.proc.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(node.proc.wait(), 10)
+        except TimeoutError:
+            node.proc.kill()
+            await node.proc.wait()
+    if node.drainer is not None:
+        await node.drainer
+
+
+def serve_argv(redis_url: str, prefix: str, node: str, grace: float = 30.0) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "clients.cli",
+        "serve",
+        "--port",
+        "0",
+        "--log-format",
+        "json",
+        "--redis",
+        redis_url,
+        "--redis-prefix",
+        prefix,
+        "--node",
+        node,
+        "--lease-ttl",
+        LEASE_TTL,
+        "--grace",
+        str(grace),
+    ]
+
+
+@contextlib.asynccontextmanager
+async def cluster(redis_url: str, prefix: str, names: list[str]) -> AsyncIterator[list[Node]]:
+    nodes = await asyncio.gather(
+        *(start_node(serve_argv(redis_url, prefix, n), name=n) for n in names)
+    )
+    try:
+        yield list(nodes)
+    finally:
+        await asyncio.gather(*(stop_node(n) for n in nodes))
+
+
+async def client(url: str, name: str) -> Client:
+    c = Client(url)
+    await c.connect()
+    await c.login(name)
+    return c
+
+
+async def retry(fn: Any, timeout: float = 15.0) -> Any:
+    """Call ``fn()`` until it stops failing with ``unavailable`` (a takeover or an outage)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return await fn()
+        except ArenaError as exc:
+            if exc.code != "unavailable" or time.monotonic() > deadline:
+                raise
+        await asyncio.sleep(0.1)
+
+
+async def wait_owner(presence: RedisPresence, room: str, not_: str, timeout: float = 15.0) -> str:
+    """Wait until someone other than ``not_`` owns ``room``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        owner = await presence.room_owner(room)
+        if owner is not None and owner != not_:
+            return owner
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"nobody took {room} over from {not_}")
+
+
+def last_turn(c: Client, room: str) -> tuple[int | None, list[str]]:
+    """Who is to move and their legal moves, as the client last heard."""
+    for ev in reversed(c.events(room)):
+        if ev.type in ("move_made", "game_started"):
+            return ev.to_move, list(ev.legal_moves)
+        if ev.type == "game_over":
+            return None, []
+    state = c.rooms[room].state
+    assert state is not None
+    return state.to_move, list(state.legal_moves)
+
+
+async def play(seats: dict[int, Client], room: str, acked: list[str], max_moves: int) -> bool:
+    """Play up to ``max_moves`` moves (first legal move); True when the game is over."""
+    for _ in range(max_moves):
+        some = next(iter(seats.values()))
+        to_move, legal = last_turn(some, room)
+        if to_move is None:
+            return True
+        mover = seats[to_move]
+        await retry(lambda mover=mover, mv=legal[0]: mover.move(room, mv))
+        acked.append(legal[0])
+        for c in seats.values():  # every player hears of it before the next move
+            await c.next(type="move_made", room=room, where=lambda e: e.ply == len(acked))
+    return last_turn(next(iter(seats.values())), room)[0] is None
+
+
+async def start_game(ann: Client, bob: Client, tc: Any = None) -> str:
+    state = await ann.create_room("collapsi", seat=0, time_control=tc)
+    room = state.room
+    await retry(lambda: bob.join(room))
+    await retry(lambda: bob.take_seat(room, 1))
+    await ann.ready(room)
+    await bob.ready(room)
+    for c in (ann, bob):
+        await c.next(type="game_started", room=room)
+    return room
+
+
+def moves_in_log(events: list[dict[str, Any]]) -> list[str]:
+    start = max(i for i, e in enumerate(events) if e["type"] == "game_started")
+    return [e["move"] for e in events[start:] if e["type"] == "move_made"]
+
+
+def assert_gap_free(c: Client, room: str) -> None:
+    seqs = [e.seq for e in c.events(room)]
+    assert seqs == sorted(set(seqs))
+    assert c.rooms[room].gaps == []
+
+
+@pytest.fixture
+async def presence(redis_url: str, redis_prefix: str) -> AsyncIterator[RedisPresence]:
+    p = RedisPresence(redis_url, prefix=redis_prefix)
+    await p.start()
+    yield p
+    await p.close()
+
+
+async def test_players_on_two_nodes_spectator_on_a_third_and_owner_killed(
+    redis_url: str, redis_prefix: str, presence: RedisPresence
+) -> None:
+    async with cluster(redis_url, redis_prefix, ["n1", "n2", "n3"]) as (n1, n2, n3):
+        ann, bob, cat = (
+            await client(n1.url, "ann"),
+            await client(n2.url, "bob"),
+            await client(n3.url, "cat"),
+        )
+        try:
+            tc = m.Fischer(base_ms=600_000, increment_ms=0)
+            # the lobby is shared: bob on n2 sees ann's room on n1
+            state = await ann.create_room("collapsi", seat=0, time_control=tc)
+            room = state.room
+            assert room in [r.room for r in await bob.list_rooms()]
+            assert await presence.room_owner(room) == "n1"
+            await bob.join(room)
+            await bob.take_seat(room, 1)
+            await cat.watch(room)
+            await ann.ready(room)
+            await bob.ready(room)
+            for c in (ann, bob, cat):
+                await c.next(type="game_started", room=room)
+
+            acked: list[str] = []
+            seats = {0: ann, 1: bob}
+            assert not await play(seats, room, acked, 3)
+            assert len(acked) == 3
+            before = [e for e in bob.events(room) if e.type == "move_made"][-1].clock
+            seat_to_move = last_turn(bob, room)[0]
+            assert seat_to_move is not None
+
+            # the owner dies without a word; its lease lapses, another node takes over
+            t_kill = time.monotonic()
+            n1.kill9()
+            await n1.proc.wait()
+            owner = await wait_owner(presence, room, not_="n1")
+            t_seen = time.monotonic()
+            takeover_s = t_seen - t_kill
+            assert owner in ("n2", "n3")
+            assert takeover_s < 10
+
+            # ann's client reconnects to a surviving node and resumes her session there
+            ann.url = n3.url if owner == "n2" else n2.url
+            resumed = await retry(ann.reconnect)
+            assert room in resumed.rooms
+            assert not await play(seats, room, acked, 1)
+            t_ack = time.monotonic()
+            after = [e for e in bob.events(room) if e.type == "move_made"][-1].clock
+            # the mover's clock restarted at the takeover: the downtime was not charged
+            charged = before.remaining_ms[seat_to_move] - after.remaining_ms[seat_to_move]
+            assert 0 <= charged <= (t_ack - t_seen) * 1000 + 300
+            assert charged < (t_ack - t_kill) * 1000 - 300
+            assert await play(seats, room, acked, 200)
+
+            over = await cat.next(type="game_over", room=room)
+            events = await presence.read_events(room)
+            assert moves_in_log(events) == acked  # every acknowledged move, in order
+            assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+            record = await bob.get_record(over.record)
+            assert record.data.moves == acked
+            for c in (bob, cat):  # never disconnected: every event, in order, once
+                assert_gap_free(c, room)
+                assert [e.move for e in c.events(room) if e.type == "move_made"] == acked
+            took = [n for n in (n2, n3) if n.events("room_taken_over")]
+            assert [n.name for n in took] == [owner]
+        finally:
+            for c in (ann, bob, cat):
+                await c.close()
+
+
+async def test_redis_stopped_and_restarted_during_play() -> None:
+    server = RedisServer(appendonly=True)
+    server.start()
+    prefix = "mn:"
+    presence = RedisPresence(server.url, prefix=prefix)
+    try:
+        await presence.start()
+        async with cluster(server.url, prefix, ["r1", "r2"]) as (r1, r2):
+            ann, bob = await client(r1.url, "ann"), await client(r2.url, "bob")
+            try:
+                room = await start_game(ann, bob)
+                acked: list[str] = []
+                seats = {0: ann, 1: bob}
+                assert not await play(seats, room, acked, 2)
+
+                server.stop()
+                to_move, legal = last_turn(ann, room)
+                mover = seats[to_move]  # type: ignore[index]
+                t0 = time.monotonic()
+                with pytest.raises(ArenaError) as err:
+                    await mover.move(room, legal[0])
+                assert err.value.code == "unavailable"
+                with pytest.raises(ArenaError) as err:
+                    await bob.list_rooms()
+                assert err.value.code == "unavailable"
+                assert time.monotonic() - t0 < 8  # typed errors, not hangs
+
+                server.start()  # the AOF brings back every event
+                assert await play(seats, room, acked, 200)
+                events = await presence.read_events(room)
+                assert moves_in_log(events) == acked
+                for c in (ann, bob):
+                    assert [e.move for e in c.events(room) if e.type == "move_made"] == acked
+            finally:
+                for c in (ann, bob):
+                    await c.close()
+    finally:
+        await presence.close()
+        with contextlib.suppress(Exception):
+            delete_prefix(server.url, prefix)
+        server.close()
