@@ -128,7 +128,7 @@ class Connection:
             await self._handle_frame(first)
             async for frame in self.ws:
                 if self.closing:
-                    break
+                    continue  # keep reading, so the peer's close frame is seen
                 await self._handle_frame(frame)
         except ConnectionClosed:
             pass
