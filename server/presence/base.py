@@ -229,7 +229,9 @@ class Presence(ABC):
 
     # -- game records ---------------------------------------------------------------------
     @abstractmethod
-    async def put_record(self, game_id: str, record: JSON) -> None: ...
+    async def put_record(self, game_id: str, record: JSON) -> None:
+        """Keep a finished game's record; its top-level ``game`` (str) and ``players``
+        (list of names) are what :meth:`list_records` filters on. A re-put counts as newest."""
 
     @abstractmethod
     async def get_record(self, game_id: str) -> JSON | None: ...
