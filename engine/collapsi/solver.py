@@ -370,20 +370,8 @@ class Solver:
         s = self._shift
         s2 = s + s
         tt = self.wtt
-        cards = self.cards
-        tabs = self.tables
-        rel = tabs.relevant
-        memo = tabs.memo
         mark = self._mark
-
-        def gen(cell: int, col: int) -> tuple[int, ...]:
-            idx = cell * 5 + cards[cell]
-            key = col & rel[idx]
-            got = memo[idx].get(key)
-            if got is None:
-                got = tabs.dests(cell, cards[cell], col)
-            return got
-
+        mrel, mmemo, slow = self._gen_parts()
         over = self._over_budget
 
         def win(col: int, me: int, opp: int) -> bool:
@@ -391,16 +379,21 @@ class Solver:
             r = tt.get(key)
             if r is not None:
                 return r
-            ds = gen(me, col)
+            ds = mmemo[me].get(col & mrel[me])
+            if ds is None:
+                ds = slow(me, col)
             nc = col | (1 << me)
-            od = gen(opp, nc)
+            od = mmemo[opp].get(nc & mrel[opp])
+            if od is None:
+                od = slow(opp, nc)
             nod = len(od)
             if nod == 0:
                 # whatever we play, the opponent is stuck: a win if we can move at all
                 r = len(ds) > (opp in ds)
                 tt[key] = r
                 return r
-            if nod == 1 and od[0] in ds and od[0] != opp:
+            if nod == 1 and od[0] in ds:
+                # the opponent's only move is ours to take: it is stuck
                 tt[key] = True
                 return True
             if len(tt) > mark[0]:
@@ -412,11 +405,14 @@ class Solver:
                     continue
                 cr = tt.get(base | d)
                 if cr is False:
-                    tt[key] = True
+                    tt[key] = True  # enhanced transposition cutoff
                     return True
                 if cr is None:
-                    # order: fewest replies for the opponent, then most room for us later
-                    kids.append((nod - (d in od), -len(gen(d, nc)), d))
+                    # order: fewest replies for the opponent, then most room for us next
+                    mine = mmemo[d].get(nc & mrel[d])
+                    if mine is None:
+                        mine = slow(d, nc)
+                    kids.append((nod - (d in od), -len(mine), d))
             kids.sort()
             for _, _, d in kids:
                 if not win(nc, opp, d):
@@ -426,6 +422,19 @@ class Solver:
             return False
 
         return win
+
+    def _gen_parts(self):
+        """Per-cell views of the move-table memo for this deal's cards (for inlining)."""
+        tabs = self.tables
+        cards = self.cards
+        idx = [cell * 5 + v for cell, v in enumerate(cards)]
+        mrel = [tabs.relevant[i] for i in idx]
+        mmemo = [tabs.memo[i] for i in idx]
+
+        def slow(cell: int, col: int) -> tuple[int, ...]:
+            return tabs.dests(cell, cards[cell], col)
+
+        return mrel, mmemo, slow
 
     # -- game length ----------------------------------------------------------
     def value(self, collapsed: int, me: int, opp: int, alpha: int, beta: int) -> int:
@@ -475,20 +484,10 @@ class Solver:
         s2 = s + s
         wtt = self.wtt
         ltt = self.ltt
-        cards = self.cards
-        tabs = self.tables
-        rel = tabs.relevant
-        memo = tabs.memo
         n = self.width * self.height
         mark = self._mark
         over = self._over_budget
-
-        def gen(cell: int, col: int) -> tuple[int, ...]:
-            idx = cell * 5 + cards[cell]
-            got = memo[idx].get(col & rel[idx])
-            if got is None:
-                got = tabs.dests(cell, cards[cell], col)
-            return got
+        mrel, mmemo, slow = self._gen_parts()
 
         def val(col: int, me: int, opp: int, faces: int, alpha: int, beta: int) -> int:
             key = (col << s2) | (me << s) | opp
@@ -501,9 +500,13 @@ class Solver:
                     return hi
                 if lo == hi:
                     return lo
-            ds = gen(me, col)
+            ds = mmemo[me].get(col & mrel[me])
+            if ds is None:
+                ds = slow(me, col)
             nc = col | (1 << me)
-            od = gen(opp, nc)
+            od = mmemo[opp].get(nc & mrel[opp])
+            if od is None:
+                od = slow(opp, nc)
             nod = len(od)
             f1 = faces - 1
             if e is None:
