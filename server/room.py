@@ -322,9 +322,7 @@ class Room:
             if self.members.get(session) != "player":
                 self.members[session] = "player"  # first, so the joiner gets its own event
                 await self.emit(m.PlayerJoined, player=player)
-        elif session not in self.members:
-            if self.settings.private:
-                raise ProtocolError(ErrorCode.FORBIDDEN, "private rooms cannot be watched")
+        elif session not in self.members:  # (a private room's invite was checked already)
             self.members[session] = "spectator"
             await self._save_members()
             await self._lobby_update()
@@ -337,7 +335,7 @@ class Room:
     async def watch(self, session: str, since_seq: int | None, re: Any) -> None:
         """Add a spectator; send a snapshot, or the events after ``since_seq``."""
         if self.settings.private and self.members.get(session) is None:
-            raise ProtocolError(ErrorCode.FORBIDDEN, "private rooms cannot be watched")
+            raise ProtocolError(ErrorCode.FORBIDDEN, "a private room is watched by its invite code")
         if session not in self.members:
             self.members[session] = "spectator"
             await self._save_members()

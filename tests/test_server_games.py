@@ -10,7 +10,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from clients.client import Client
+import pytest
+
+from clients.client import Client, ForbiddenError
 from engine.base import GameRecord, replay
 from protocol import messages as m
 from protocol.codec import to_wire
@@ -177,6 +179,10 @@ async def test_lobby_lists_live_rooms_and_private_rooms_need_an_invite(arena: An
         assert getattr(exc, "code", None) == "forbidden"
     joined = await bob.join(invite=hidden.invite)
     assert joined.room == hidden.room
+    viewer = await arena.client("vic")
+    with pytest.raises(ForbiddenError):
+        await viewer.watch(hidden.room)
+    assert (await viewer.join(invite=hidden.invite, role="spectator")).role == "spectator"
     await bob.join(state.room)
     await bob.take_seat(state.room)
     updated = await watcher.next(
