@@ -100,6 +100,13 @@ class RoomTrack:
 
 
 class Client:
+    """One connection to an arena server (see the module docstring).
+
+    ``binary`` picks msgpack (default) or JSON frames. ``keep_events=False`` is
+    for long-running programs (bots, load generators): room events are not kept
+    per room and messages already scanned by :meth:`next` are forgotten.
+    """
+
     def __init__(
         self,
         url: str,
@@ -286,6 +293,9 @@ class Client:
             )
 
         async def scan() -> Any:
+            if not self.keep_events and self._pos > 1000:
+                del self._inbox[: self._pos]  # long-running bots: forget what was scanned
+                self._pos = 0
             while True:
                 while self._pos < len(self._inbox):
                     msg = self._inbox[self._pos]
