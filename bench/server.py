@@ -51,6 +51,7 @@ import json
 import multiprocessing as mp
 import os
 import pstats
+import random
 import resource
 import shutil
 import signal
@@ -259,9 +260,12 @@ class RequestError(Exception):
 class Player:
     """A bench client: raw frames, msgpack, the first legal move sent as soon as it is its turn."""
 
-    def __init__(self, ws: ClientConnection, stats: Stats) -> None:
+    def __init__(self, ws: ClientConnection, stats: Stats, think: float = 0.0) -> None:
         self.ws = ws
         self.stats = stats
+        #: mean seconds between a player's turn and its move (0: at once)
+        self.think = think
+        self._later: set[asyncio.Task[None]] = set()
         self.ids = itertools.count(1)
         self.pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self.room: str | None = None
@@ -328,8 +332,20 @@ class Player:
         )
         if len(self.stats.move_bytes) < 64:
             self.stats.move_bytes.append(len(frame))
+        if self.think > 0:
+            delay = self.think * random.uniform(0.5, 1.5)
+            asyncio.get_running_loop().call_later(delay, self._send_later, frame)
+            return
         self.sent_at = time.monotonic()
         await self.ws.send(frame)
+
+    def _send_later(self, frame: bytes) -> None:
+        if self.window is not None and self.window.stop.is_set():
+            return
+        self.sent_at = time.monotonic()
+        task = asyncio.ensure_future(self.ws.send(frame))
+        self._later.add(task)
+        task.add_done_callback(self._later.discard)
 
 
 async def open_ws(url: str, gate: asyncio.Semaphore) -> ClientConnection:
@@ -408,7 +424,7 @@ def load_worker(
         if mode == "arena":
             names = [f"w{index}-{i}" for i in range(len(conns))]
             await asyncio.gather(*(login(ws, n) for ws, n in zip(conns, names, strict=True)))
-            players = [Player(ws, stats) for ws in conns]
+            players = [Player(ws, stats, opts["think"]) for ws in conns]
         pipe.send("ready")
         start, end = await loop.run_in_executor(None, pipe.recv)
         window = Window(start, end)
@@ -492,11 +508,20 @@ def run_load(
     time.sleep(max(0.0, start - time.monotonic()))
     if opts.get("profile"):
         os.kill(server_pid, signal.SIGUSR1)
+    spy = None
+    if opts.get("py_spy"):
+        spy = subprocess.Popen(
+            [opts["py_spy"], "record", "-p", str(server_pid), "-d", str(max(1, int(end - start))),
+             "-r", "250", "-f", "raw", "-o", opts["py_spy_out"], "--nonblocking"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
     cpu0 = {pid: cpu_seconds(pid) for pid in [server_pid] + [int(p.pid) for p in procs]}
     time.sleep(max(0.0, end - time.monotonic()))
     cpu1 = {pid: cpu_seconds(pid) for pid in cpu0}
     if opts.get("profile"):
         os.kill(server_pid, signal.SIGUSR2)
+    if spy is not None:
+        spy.wait(60)
     rss = rss_bytes(server_pid)
     results = []
     for p in pipes:
@@ -548,12 +573,15 @@ def summarize(rounds: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def arena_phase(
-    args: argparse.Namespace, presence_url: str | None, profile: str | None
+    args: argparse.Namespace, presence_url: str | None, profile: str | None, think: float = 0.0
 ) -> dict[str, Any]:
     srv = start_server(arena_server, presence_url, args.keep_rate_limit, profile, args.server_log)
     try:
-        opts = {"warmup": args.warmup, "game": "collapsi", "rules": args.rules}
+        opts = {"warmup": args.warmup, "game": "collapsi", "rules": args.rules, "think": think}
         opts["profile"] = profile
+        if profile is not None and args.py_spy:
+            opts["py_spy"] = shutil.which("py-spy") or "py-spy"
+            opts["py_spy_out"] = args.py_spy
         return run_load("arena", srv.port, srv.pid, args, opts)
     finally:
         srv.stop()
@@ -669,6 +697,40 @@ def hot_spots(path: str, top: int) -> str:
     return text[text.find("   ncalls") :] if "   ncalls" in text else text
 
 
+def spy_report(path: str, top: int) -> str:
+    """Share of samples per function: on top of the stack (self) and anywhere on it (total).
+
+    The ``total`` list keeps the project's and websockets' functions (the rest is the
+    event loop and the process start-up, on every stack).
+    """
+    inclusive: Counter[str] = Counter()
+    own: Counter[str] = Counter()
+    total = 0
+    for line in Path(path).read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        n = int(count)
+        total += n
+        frames = []
+        for raw in stack.split(";"):
+            name, _, where = raw.partition(" (")
+            where = where.rstrip(")").rsplit(":", 1)[0]  # per function, not per line
+            parts = where.split("/")
+            frames.append((f"{name} {'/'.join(parts[-2:])}", where))
+        for label, where in set(frames):
+            if any(k in where for k in ("/server/", "/protocol/", "/engine/", "websockets/")):
+                inclusive[label] += n
+        own[frames[-1][0]] += n
+    if not total:
+        return "no samples"
+    lines = [f"{'self':>6}  function (of {total} samples while running)"]
+    lines += [f"{n / total:>6.1%}  {f}" for f, n in own.most_common(top)]
+    lines += ["", f"{'total':>6}  project and websockets functions on the stack"]
+    lines += [f"{n / total:>6.1%}  {f}" for f, n in inclusive.most_common(top)]
+    return "\n".join(lines)
+
+
 def mib(n: float) -> str:
     return f"{n / (1 << 20):.0f} MiB"
 
@@ -695,27 +757,44 @@ def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
 
     lines.append(row("arena moves", arena))
     lines.append(row("echo messages", echo))
+    if "paced" in res:
+        lines.append(row(f"arena, think {args.think:g} s", res["paced"]))
     if "redis" in res:
         lines.append(row("arena moves (redis)", res["redis"]))
     ratio = arena["rate"] / echo["rate"] if echo["rate"] else float("nan")
-    p99 = arena["p99_ms"]
-    verdict = "NOT met" if p99 >= 20 else "met" if args.games >= 500 else "n/a, fewer games"
+
+    def p99_verdict(p99: float) -> str:
+        return "NOT met" if p99 >= 20 else "met" if args.games >= 500 else "n/a, fewer games"
+
+    per_round = " ".join(
+        f"{a / e:.2f}" for a, e in zip(arena["rounds"], echo["rounds"], strict=True)
+    )
     lines += [
         "",
         f"arena/echo rate ratio: {ratio:.2f} "
-        f"(target >= 0.5: {'met' if ratio >= 0.5 else 'NOT met'}); per round "
-        f"{' '.join(f'{a / e:.2f}' for a, e in zip(arena['rounds'], echo['rounds'], strict=True))}",
+        f"(target >= 0.5: {'met' if ratio >= 0.5 else 'NOT met'}); per round {per_round}",
         f"server CPU per move / per echo: {arena['server_cpu_us'] / echo['server_cpu_us']:.1f}",
-        f"move p99: {p99:.2f} ms with {args.games} games "
-        f"(target < 20 ms with 500 games: {verdict})",
+        f"move p99, instant moves: {arena['p99_ms']:.2f} ms with {args.games} games "
+        f"(target < 20 ms with 500 games: {p99_verdict(arena['p99_ms'])}); "
+        f"echo p99 {echo['p99_ms']:.2f} ms",
+    ]
+    if "paced" in res:
+        paced = res["paced"]
+        lines.append(
+            f"move p99, think {args.think:g} s: {paced['p99_ms']:.2f} ms with {args.games} games "
+            f"(target < 20 ms with 500 games: {p99_verdict(paced['p99_ms'])})"
+        )
+    lines += [
         f"games finished in the window: {arena['games']}",
+        f"machine load average (1 min) before and after: {res['load'][0]} -> {res['load'][1]} "
+        f"on {os.cpu_count()} CPUs",
     ]
     if "redis" in res:
         r = res["redis"]["rate"] / arena["rate"] if arena["rate"] else float("nan")
         lines.append(f"redis/memory moves ratio: {r:.2f}")
     elif "redis_skipped" in res:
         lines.append(f"redis: skipped, {res['redis_skipped']}")
-    for name in ("arena", "echo", "redis"):
+    for name in ("arena", "echo", "paced", "redis"):
         if res.get(name, {}).get("errors"):
             lines.append(f"{name} errors: {res[name]['errors']}")
     idle = res.get("idle")
@@ -762,7 +841,18 @@ def main(argv: list[str] | None = None) -> int:
         metavar="URL",
         help="also run the game load with presence in Redis (a URL, or 'auto')",
     )
-    parser.add_argument("--profile", metavar="PATH", help="cProfile the server's measured window")
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.5,
+        help="also play paced games, players thinking this many seconds on average (0.5; 0 skips)",
+    )
+    parser.add_argument("--profile", metavar="PATH", help="cProfile the server in an extra round")
+    parser.add_argument(
+        "--py-spy",
+        metavar="PATH",
+        help="sample the server with py-spy (on PATH) in an extra round; raw stacks to PATH",
+    )
     parser.add_argument("--top", type=int, default=25, help="functions shown with --profile (25)")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     parser.add_argument(
@@ -780,7 +870,8 @@ def main(argv: list[str] | None = None) -> int:
         redis_ok = redis_available()
         if redis_ok is not None:
             res["redis_skipped"] = redis_ok
-    runs: dict[str, list[dict[str, Any]]] = {"arena": [], "echo": [], "redis": []}
+    res["load"] = [Path("/proc/loadavg").read_text().split()[0]]
+    runs: dict[str, list[dict[str, Any]]] = {"arena": [], "echo": [], "paced": [], "redis": []}
     payload = b""
     with contextlib.ExitStack() as stack:
         url = stack.enter_context(redis_url(args.redis)) if args.redis and not redis_ok else None
@@ -794,21 +885,27 @@ def main(argv: list[str] | None = None) -> int:
                 res["made_bytes"] = len(payload)
                 res["move_bytes"] = int(statistics.median(runs["arena"][0]["move_bytes"] or [0]))
             runs["echo"].append(echo_phase(args, payload))
+            if args.think > 0:
+                runs["paced"].append(arena_phase(args, None, None, args.think))
             if url is not None:
                 runs["redis"].append(arena_phase(args, url, None))
     for name, rounds in runs.items():
         if rounds:
             res[name] = summarize(rounds)
-    if args.profile:  # a round of its own: cProfile slows the server down
-        arena_phase(args, None, args.profile)
+    if args.profile or args.py_spy:  # a round of its own: profilers slow the server down
+        arena_phase(args, None, args.profile or "")
     if args.connections > 0:
         res["idle"] = idle_phase(args)
+    res["load"].append(Path("/proc/loadavg").read_text().split()[0])
     res["ratio"] = res["arena"]["rate"] / res["echo"]["rate"] if res["echo"]["rate"] else None
     text = report(args, res)
     print(text)
     if args.profile:
-        print(f"\nserver profile, measured window, top {args.top} by own time ({args.profile}):")
+        print(f"\nserver cProfile, an extra round, top {args.top} by own time ({args.profile}):")
         print(hot_spots(args.profile, args.top))
+    if args.py_spy and Path(args.py_spy).exists():
+        print(f"\nserver py-spy samples, an extra round ({args.py_spy}):")
+        print(spy_report(args.py_spy, args.top))
     if args.json:
         Path(args.json).write_text(json.dumps(res, indent=2) + "\n")
     return 0
