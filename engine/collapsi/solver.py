@@ -555,10 +555,17 @@ class Solver:
                             if best > a:
                                 a = best
                         continue
-                    kids.append((chi, d))
+                    kids.append((chi * 64, d))
                 else:
                     cw = wtt.get(base | d)
-                    kids.append((-n if cw is False else (n if cw else 0), d))
+                    if cw:
+                        kids.append((4096, d))
+                    else:
+                        mine = mmemo[d].get(nc & mrel[d])
+                        if mine is None:
+                            mine = slow(d, nc)
+                        k = (nod - (d in od)) * 64 - len(mine)
+                        kids.append((k - 4096 if cw is False else k, d))
             else:
                 kids.sort()
                 for _, d in kids:
