@@ -1,0 +1,66 @@
+"""AI players for every game of the arena, behind one interface.
+
+``make_player(game_name, level, seed, budget_ms=None, iterations=None)``
+returns a :class:`Player`; ``player.choose(game)`` returns a legal move in the
+game's notation and leaves ``game`` unchanged. Levels, weakest first, are in
+:data:`LEVELS`:
+
+- Collapsi: ``random``, ``greedy`` (mobility: own moves minus the
+  opponents'), ``mcts`` (UCT, max-n for 3-4 players), ``perfect`` (the
+  solver; MCTS where the solver does not apply or runs out of budget).
+- Collecto: ``random``, ``greedy`` (most points, then balls, now), ``search``
+  (iterative-deepening alpha-beta).
+
+Players are deterministic given their seed and the position (see
+:mod:`engine.ai.player`). ``iterations`` is a deterministic budget (MCTS
+playouts, alpha-beta positions); ``budget_ms`` a time budget per move; with
+both, whichever runs out first; with neither, a default iteration budget.
+"""
+
+from __future__ import annotations
+
+from engine.ai.collapsi import GreedyPlayer as CollapsiGreedy
+from engine.ai.collapsi import MctsPlayer, PerfectPlayer
+from engine.ai.collecto import GreedyPlayer as CollectoGreedy
+from engine.ai.collecto import SearchPlayer
+from engine.ai.player import Player, RandomPlayer
+from engine.base import SetupError
+
+_PLAYERS: dict[str, dict[str, type[Player]]] = {
+    "collapsi": {
+        "random": RandomPlayer,
+        "greedy": CollapsiGreedy,
+        "mcts": MctsPlayer,
+        "perfect": PerfectPlayer,
+    },
+    "collecto": {
+        "random": RandomPlayer,
+        "greedy": CollectoGreedy,
+        "search": SearchPlayer,
+    },
+}
+
+#: level names per game, weakest first
+LEVELS: dict[str, tuple[str, ...]] = {g: tuple(levels) for g, levels in _PLAYERS.items()}
+
+
+def make_player(
+    game_name: str,
+    level: str,
+    seed: int = 0,
+    budget_ms: int | None = None,
+    iterations: int | None = None,
+) -> Player:
+    """A player of ``level`` for ``game_name``; raises :class:`SetupError` for unknown names."""
+    levels = _PLAYERS.get(game_name)
+    if levels is None:
+        raise SetupError(f"no AI players for game {game_name!r}; games: {', '.join(_PLAYERS)}")
+    cls = levels.get(level)
+    if cls is None:
+        raise SetupError(
+            f"unknown {game_name} level {level!r}; levels: {', '.join(LEVELS[game_name])}"
+        )
+    return cls(seed=seed, budget_ms=budget_ms, iterations=iterations)
+
+
+__all__ = ["LEVELS", "Player", "RandomPlayer", "make_player"]
