@@ -17,10 +17,9 @@ How the pieces fit (one node):
   and as JSON files under ``--data-dir``), :mod:`server.metrics`,
   :mod:`server.logs`, :mod:`server.cli` (``arena serve``).
 
-What is still node-local (to be moved behind presence for several nodes):
-room actors are only reachable on the node that hosts them (``Arena.rooms``),
-events are delivered to members connected to that node only (a remote node
-would relay ``Presence.subscribe_room``), invite codes and the "name is online"
-check live in ``Arena.invites`` / ``Arena.online_names``, and quick-match
-pairing only notifies sessions connected to the pairing node.
+Several nodes sharing Redis: :mod:`server.cluster` forwards requests to the
+node that owns a room (its lease) and relays events back, and takes over the
+rooms of a dead node by replaying their logs; see its docstring and "Several
+nodes" in ``protocol/PROTOCOL.md``. Still per node: quick-match pairing, invite
+codes and the "name is online" check (``Arena.invites``, ``Arena.online_names``).
 """
