@@ -45,6 +45,7 @@ import argparse
 import asyncio
 import contextlib
 import cProfile
+import gc
 import io
 import itertools
 import json
@@ -128,6 +129,31 @@ def split(total: int, parts: int) -> list[int]:
     return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
 
 
+class GcClock:
+    """Time this process spends in the cyclic garbage collector (``gc.callbacks``)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.collections = [0, 0, 0]
+        self.per_generation = [0.0, 0.0, 0.0]
+        self._start = 0.0
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._start = time.perf_counter()
+        else:
+            spent = time.perf_counter() - self._start
+            self.seconds += spent
+            self.collections[info["generation"]] += 1
+            self.per_generation[info["generation"]] += spent
+
+    def answer(self, pipe: Any) -> None:
+        """Reply to a poll on ``pipe`` (from the event loop, as a reader callback)."""
+        pipe.recv()
+        pipe.send((self.seconds, [*self.collections, *self.per_generation]))
+
+
 # -- servers (each in its own process) --------------------------------------------------------
 
 
@@ -154,6 +180,7 @@ def arena_server(
         config.rate_burst = 1_000_000  # the protocol's largest advertised limits
         config.rate_per_second = 1_000_000.0
     profiler = cProfile.Profile()
+    gc_clock = GcClock()
 
     def stop_profile() -> None:
         profiler.disable()
@@ -168,6 +195,7 @@ def arena_server(
         loop.add_signal_handler(signal.SIGUSR2, stop_profile)
         async with running(config):
             pipe.send(config.port)
+            loop.add_reader(pipe.fileno(), gc_clock.answer, pipe)
             await stop.wait()
 
     asyncio.run(main())
@@ -176,6 +204,8 @@ def arena_server(
 def echo_server(pipe: Any) -> None:
     """A bare websockets echo server, with the arena's websockets settings."""
     raise_nofile()
+
+    gc_clock = GcClock()
 
     async def echo(ws: ServerConnection) -> None:
         async for frame in ws:
@@ -186,6 +216,7 @@ def echo_server(pipe: Any) -> None:
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
         async with serve(echo, "127.0.0.1", 0, max_size=64 * 1024, **WS_OPTS) as server:
             pipe.send(server.sockets[0].getsockname()[1])
+            asyncio.get_running_loop().add_reader(pipe.fileno(), gc_clock.answer, pipe)
             await stop.wait()
 
     asyncio.run(main())
@@ -195,6 +226,14 @@ def echo_server(pipe: Any) -> None:
 class ServerProc:
     proc: Any
     port: int
+    pipe: Any
+
+    def gc(self) -> tuple[float, list[int]]:
+        """Seconds the server spent in the garbage collector so far, collections per generation."""
+        self.pipe.send("gc")
+        if not self.pipe.poll(10):
+            raise RuntimeError("the server did not answer a gc poll")
+        return self.pipe.recv()
 
     @property
     def pid(self) -> int:
@@ -216,7 +255,7 @@ def start_server(target: Any, *args: Any) -> ServerProc:
     if not parent.poll(30):
         proc.kill()
         raise RuntimeError(f"{target.__name__} did not start")
-    return ServerProc(proc, parent.recv())
+    return ServerProc(proc, parent.recv(), parent)
 
 
 # -- load: one process per worker ---------------------------------------------------------------
@@ -484,10 +523,11 @@ def idle_worker(pipe: Any, url: str, count: int, index: int) -> None:
 
 
 def run_load(
-    mode: str, port: int, server_pid: int, args: argparse.Namespace, opts: dict[str, Any]
+    mode: str, srv: ServerProc, args: argparse.Namespace, opts: dict[str, Any]
 ) -> dict[str, Any]:
     """Workers open their pairs; then warm-up, then the measured window."""
-    url = f"ws://127.0.0.1:{port}"
+    url = f"ws://127.0.0.1:{srv.port}"
+    server_pid = srv.pid
     procs, pipes = [], []
     for i, pairs in enumerate(split(args.games, args.workers)):
         if pairs == 0:
@@ -515,9 +555,11 @@ def run_load(
              "-r", "250", "-f", "raw", "-o", opts["py_spy_out"], "--nonblocking"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
+    gc0 = srv.gc()[0]
     cpu0 = {pid: cpu_seconds(pid) for pid in [server_pid] + [int(p.pid) for p in procs]}
     time.sleep(max(0.0, end - time.monotonic()))
     cpu1 = {pid: cpu_seconds(pid) for pid in cpu0}
+    gc1, collections = srv.gc()
     if opts.get("profile"):
         os.kill(server_pid, signal.SIGUSR2)
     if spy is not None:
@@ -539,6 +581,8 @@ def run_load(
         "latencies": [x for r in results for x in r["latencies"]],
         "games": sum(r["games"] for r in results),
         "server_cpu_s": cpu1[server_pid] - cpu0[server_pid],
+        "server_gc_s": gc1 - gc0,
+        "gc_collections": collections,
         "client_cpu_s": sum(cpu1[pid] - cpu0[pid] for pid in cpu0 if pid != server_pid),
         "server_rss": rss,
         "errors": errors,
@@ -566,9 +610,13 @@ def summarize(rounds: list[dict[str, Any]]) -> dict[str, Any]:
         "server_cpu": server_cpu / span,
         "client_cpu": sum(r["client_cpu_s"] for r in rounds) / span,
         "server_cpu_us": server_cpu / count * 1e6 if count else float("nan"),
+        #: wall time in the garbage collector over the server's CPU time
+        "server_gc": sum(r["server_gc_s"] for r in rounds) / server_cpu if server_cpu else 0.0,
         "server_rss": max(r["server_rss"] for r in rounds),
         "errors": dict(errors),
         "rounds": [round(r["count"] / r["span"], 1) for r in rounds],
+        #: the last round's server since its start: collections, then seconds, per generation
+        "gc_collections": rounds[-1]["gc_collections"],
     }
 
 
@@ -582,7 +630,7 @@ def arena_phase(
         if profile is not None and args.py_spy:
             opts["py_spy"] = shutil.which("py-spy") or "py-spy"
             opts["py_spy_out"] = args.py_spy
-        return run_load("arena", srv.port, srv.pid, args, opts)
+        return run_load("arena", srv, args, opts)
     finally:
         srv.stop()
 
@@ -591,7 +639,7 @@ def echo_phase(args: argparse.Namespace, payload: bytes) -> dict[str, Any]:
     srv = start_server(echo_server)
     try:
         opts = {"warmup": args.warmup, "payload": payload}
-        return run_load("echo", srv.port, srv.pid, args, opts)
+        return run_load("echo", srv, args, opts)
     finally:
         srv.stop()
 
@@ -745,13 +793,13 @@ def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
         f"move frame {res['move_bytes']} B, move_made frame {res['made_bytes']} B",
         "",
         f"{'run':<22}{'per s':>8}{'median ms':>11}{'p99 ms':>9}"
-        f"{'server CPU':>12}{'CPU us/op':>11}{'clients CPU':>13}{'server RSS':>12}",
+        f"{'server CPU':>12}{'CPU us/op':>11}{'in GC':>7}{'clients CPU':>13}{'server RSS':>12}",
     ]
 
     def row(name: str, r: dict[str, Any]) -> str:
         return (
             f"{name:<22}{r['rate']:>8.0f}{r['median_ms']:>11.2f}{r['p99_ms']:>9.2f}"
-            f"{r['server_cpu']:>11.0%} {r['server_cpu_us']:>10.0f}"
+            f"{r['server_cpu']:>11.0%} {r['server_cpu_us']:>10.0f}{r['server_gc']:>7.0%}"
             f"{r['client_cpu']:>12.0%} {mib(r['server_rss']):>11}"
         )
 
