@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import os
 import signal
 
@@ -110,6 +111,11 @@ async def _serve(config: Config) -> None:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     async with running(config) as arena:
+        # What exists now (modules, schemas, engine tables) lives as long as the process:
+        # keep it out of the collector's full scans, which took ~60 ms each under load
+        # (bench/server.py) and so made the slowest moves.
+        gc.collect()
+        gc.freeze()
         log.info(
             "listening",
             url=f"ws://{config.host}:{config.port}",
