@@ -61,6 +61,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -148,10 +149,16 @@ class GcClock:
             self.collections[info["generation"]] += 1
             self.per_generation[info["generation"]] += spent
 
-    def answer(self, pipe: Any) -> None:
-        """Reply to a poll on ``pipe`` (from the event loop, as a reader callback)."""
-        pipe.recv()
-        pipe.send((self.seconds, [*self.collections, *self.per_generation]))
+    def serve(self, pipe: Any) -> None:
+        """Answer polls on ``pipe`` from a daemon thread, whatever the process runs."""
+
+        def answer() -> None:
+            with contextlib.suppress(EOFError, OSError):
+                while True:
+                    pipe.recv()
+                    pipe.send((self.seconds, [*self.collections, *self.per_generation]))
+
+        threading.Thread(target=answer, daemon=True).start()
 
 
 # -- servers (each in its own process) --------------------------------------------------------
@@ -159,53 +166,40 @@ class GcClock:
 
 def arena_server(
     pipe: Any,
-    presence_url: str | None,
-    rate_limit: bool,
+    port: int,
+    serve_args: list[str],
     profile_path: str | None,
     log_path: str | None,
 ) -> None:
-    """Run the arena as ``arena serve`` does, on a free port; SIGTERM stops it.
+    """Run ``arena serve --port PORT SERVE_ARGS`` (its own code: parser, ``run``); SIGTERM stops it.
 
-    SIGUSR1 starts cProfile, SIGUSR2 stops it and writes ``profile_path``.
+    SIGUSR1 starts cProfile, SIGUSR2 stops it and writes ``profile_path``; ``pipe``
+    answers garbage-collector polls from a thread.
     """
     raise_nofile()
     log_fd = os.open(log_path or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     os.dup2(log_fd, 2)
-    from server.app import Config, running
-    from server.logs import configure
+    from server.cli import add_arguments, run
 
-    configure("info", json=True)
-    config = Config(host="127.0.0.1", port=0, presence_url=presence_url)
-    if not rate_limit:
-        config.rate_burst = 1_000_000  # the protocol's largest advertised limits
-        config.rate_per_second = 1_000_000.0
     profiler = cProfile.Profile()
-    gc_clock = GcClock()
 
-    def stop_profile() -> None:
+    def stop_profile(*_: Any) -> None:
         profiler.disable()
         if profile_path:
             profiler.dump_stats(profile_path)
 
-    async def main() -> None:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGTERM, stop.set)
-        loop.add_signal_handler(signal.SIGUSR1, profiler.enable)
-        loop.add_signal_handler(signal.SIGUSR2, stop_profile)
-        async with running(config):
-            pipe.send(config.port)
-            loop.add_reader(pipe.fileno(), gc_clock.answer, pipe)
-            await stop.wait()
-
-    asyncio.run(main())
+    signal.signal(signal.SIGUSR1, lambda *_: profiler.enable())
+    signal.signal(signal.SIGUSR2, stop_profile)
+    GcClock().serve(pipe)
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    run(parser.parse_args(["--port", str(port), "--log-format", "json", *serve_args]))
 
 
-def echo_server(pipe: Any) -> None:
+def echo_server(pipe: Any, port: int) -> None:
     """A bare websockets echo server, with the arena's websockets settings."""
     raise_nofile()
-
-    gc_clock = GcClock()
+    GcClock().serve(pipe)
 
     async def echo(ws: ServerConnection) -> None:
         async for frame in ws:
@@ -214,9 +208,7 @@ def echo_server(pipe: Any) -> None:
     async def main() -> None:
         stop = asyncio.Event()
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-        async with serve(echo, "127.0.0.1", 0, max_size=64 * 1024, **WS_OPTS) as server:
-            pipe.send(server.sockets[0].getsockname()[1])
-            asyncio.get_running_loop().add_reader(pipe.fileno(), gc_clock.answer, pipe)
+        async with serve(echo, "127.0.0.1", port, max_size=64 * 1024, **WS_OPTS):
             await stop.wait()
 
     asyncio.run(main())
@@ -248,14 +240,29 @@ class ServerProc:
             self.proc.join()
 
 
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
 def start_server(target: Any, *args: Any) -> ServerProc:
+    """Start ``target(pipe, port, *args)`` in a process; return once the port accepts."""
     parent, child = CTX.Pipe()
-    proc = CTX.Process(target=target, args=(child, *args), daemon=True)
+    port = free_port()
+    proc = CTX.Process(target=target, args=(child, port, *args), daemon=True)
     proc.start()
-    if not parent.poll(30):
-        proc.kill()
-        raise RuntimeError(f"{target.__name__} did not start")
-    return ServerProc(proc, parent.recv(), parent)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+        except OSError:
+            if not proc.is_alive() or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"{target.__name__} did not start on port {port}") from None
+            time.sleep(0.05)
+    return ServerProc(proc, port, parent)
 
 
 # -- load: one process per worker ---------------------------------------------------------------
@@ -623,7 +630,10 @@ def summarize(rounds: list[dict[str, Any]]) -> dict[str, Any]:
 def arena_phase(
     args: argparse.Namespace, presence_url: str | None, profile: str | None, think: float = 0.0
 ) -> dict[str, Any]:
-    srv = start_server(arena_server, presence_url, args.keep_rate_limit, profile, args.server_log)
+    serve_args = [] if args.keep_rate_limit else ["--rate", "1000000/1000000"]
+    if presence_url:
+        serve_args += ["--redis", presence_url]
+    srv = start_server(arena_server, serve_args, profile, args.server_log)
     try:
         opts = {"warmup": args.warmup, "game": "collapsi", "rules": args.rules, "think": think}
         opts["profile"] = profile
@@ -645,7 +655,7 @@ def echo_phase(args: argparse.Namespace, payload: bytes) -> dict[str, Any]:
 
 
 def idle_phase(args: argparse.Namespace) -> dict[str, Any]:
-    srv = start_server(arena_server, None, True, None, args.server_log)
+    srv = start_server(arena_server, [], None, args.server_log)
     try:
         time.sleep(0.3)
         base = rss_bytes(srv.pid)
