@@ -33,7 +33,7 @@ Why it is fast enough in pure Python:
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from engine.base import NotationError, SetupError
@@ -338,9 +338,18 @@ class Solver:
         self._value = self._build_value()
 
     @classmethod
-    def for_position(cls, pos: Position, **budget: float) -> Solver:
+    def for_position(
+        cls, pos: Position, *, max_nodes: int = DEFAULT_MAX_NODES, max_seconds: float | None = None
+    ) -> Solver:
         _check(pos)
-        return cls(pos.rules, pos.width, pos.height, pos.cards, **budget)  # type: ignore[arg-type]
+        return cls(
+            pos.rules,
+            pos.width,
+            pos.height,
+            pos.cards,
+            max_nodes=max_nodes,
+            max_seconds=max_seconds,
+        )
 
     def _begin(self) -> None:
         """Start the budget clock (each public search call is one budget)."""
@@ -366,7 +375,7 @@ class Solver:
         self._begin()
         return self._win(collapsed, me, opp)
 
-    def _build_win(self):
+    def _build_win(self) -> Callable[[int, int, int], bool]:
         s = self._shift
         s2 = s + s
         tt = self.wtt
@@ -423,7 +432,9 @@ class Solver:
 
         return win
 
-    def _gen_parts(self):
+    def _gen_parts(
+        self,
+    ) -> tuple[list[int], list[dict[int, tuple[int, ...]]], Callable[[int, int], tuple[int, ...]]]:
         """Per-cell views of the move-table memo for this deal's cards (for inlining)."""
         tabs = self.tables
         cards = self.cards
@@ -479,7 +490,7 @@ class Solver:
                 lo = g
         return g
 
-    def _build_value(self):
+    def _build_value(self) -> Callable[[int, int, int, int, int], int]:
         s = self._shift
         s2 = s + s
         wtt = self.wtt
