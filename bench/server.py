@@ -327,7 +327,10 @@ class Player:
         fut = asyncio.get_running_loop().create_future()
         self.pending[rid] = fut
         await self.ws.send(msgpack.packb(msg))
-        reply = await asyncio.wait_for(fut, 30)
+        try:
+            reply = await asyncio.wait_for(fut, 30)
+        except TimeoutError:
+            raise RequestError(f"{msg['type']}: no reply in 30 s") from None
         if reply["type"] == "error":
             raise RequestError(f"{msg['type']}: {reply['code']}: {reply.get('message')}")
         return reply
