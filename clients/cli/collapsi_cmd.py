@@ -5,7 +5,8 @@ Subcommands here: ``deal`` (a reproducible deal from a seed) and ``moves``
 parts rely on: ``moves --json`` prints exactly
 ``{"to_move": "red"|"blue", "moves": [cells...], "game_over": bool}``.
 
-Extension hook: if the module ``clients.cli.collapsi_solver_cmd`` exists, its
+Extension hook: if the modules ``clients.cli.collapsi_solver_cmd`` and
+``clients.cli.collapsi_puzzle_cmd`` exist, their
 ``SUBCOMMANDS`` dict (name -> (help, add_arguments(parser), run(args) -> int))
 is added as further ``arena collapsi NAME`` subcommands (``solve``,
 ``survey``, ``puzzle`` ...). Errors they raise (``CliError``, engine errors)
@@ -31,14 +32,19 @@ Subcommand = tuple[
 ]
 
 
+PUZZLE_MODULE = "clients.cli.collapsi_puzzle_cmd"
+
+
 def _extra_subcommands() -> dict[str, Subcommand]:
-    try:
-        if importlib.util.find_spec(SOLVER_MODULE) is None:
-            return {}
-    except ModuleNotFoundError:  # pragma: no cover - parent package missing
-        return {}
-    module = importlib.import_module(SOLVER_MODULE)
-    return dict(getattr(module, "SUBCOMMANDS", {}))
+    out: dict[str, Subcommand] = {}
+    for name in (SOLVER_MODULE, PUZZLE_MODULE):
+        try:
+            if importlib.util.find_spec(name) is None:
+                continue
+        except ModuleNotFoundError:  # pragma: no cover - parent package missing
+            continue
+        out.update(getattr(importlib.import_module(name), "SUBCOMMANDS", {}))
+    return out
 
 
 def _game_options(p: argparse.ArgumentParser) -> None:
