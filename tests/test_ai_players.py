@@ -208,3 +208,34 @@ def test_registry_errors_and_game_over():
         game.play(game.legal_moves()[0])
     with pytest.raises(GameOver):
         make_player("collapsi", "mcts").choose(game)
+
+
+def test_perfect_player_places_pawns_by_the_solver_in_players_choice():
+    found_winning_start = False
+    for seed in range(4):
+        game = new_game("collapsi", variant="players-choice", seed=seed)
+        bot = PerfectPlayer(seed=seed)
+        red = bot.choose(game)
+        assert bot.last_source == "solver"
+        game.play(red)
+        winning = set()
+        for cell in game.legal_moves():
+            after = game.copy()
+            after.play(cell)
+            if after.is_over() or solve_winner(after.to_position()) == 1:
+                winning.add(cell)
+        blue = bot.choose(game)
+        if winning:
+            found_winning_start = True
+            assert bot.last_source == "solver" and blue in winning
+        else:
+            assert bot.last_source == "search"
+    assert found_winning_start
+
+
+def test_perfect_player_solves_solo_puzzles():
+    for seed in range(3):
+        game = new_game("collapsi", variant="solo", options={"size": 3}, seed=seed)
+        bot = make_player("collapsi", "perfect", seed=seed)
+        _play_out(game, [bot])
+        assert game.result().reason == "solved"

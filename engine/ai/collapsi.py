@@ -145,14 +145,21 @@ class MctsPlayer(Player):
 
 
 class PerfectPlayer(Player):
-    """Perfect play from the solver where it applies, MCTS elsewhere.
+    """Perfect play from the solvers where they apply, MCTS elsewhere.
 
-    Two-player positions with fixed cards (not Shifting Board) with both pawns
-    placed are solved: a won position is won by the shortest win, a lost one
-    is prolonged (game-length-perfect play). When the solver gives up (its node
-    budget, or part of the time budget, is spent: a big board early on), and
-    for 3-4 players, Shifting Board and placing a pawn in Player's Choice, the
-    move comes from MCTS with the same budget.
+    - Two players, fixed cards (not Shifting Board), both pawns placed: the
+      game-length-perfect moves of :mod:`engine.collapsi.solver` (a won
+      position is won by the shortest win, a lost one is prolonged).
+    - Player's Choice with two players: the start card is chosen by solving
+      every pair of start cards (the second player takes a winning start if
+      there is one; the first takes a start that leaves the second player the
+      fewest winning replies, none if it can).
+    - Solo puzzles (not Shifting Board): a winning line of
+      :mod:`engine.collapsi.solo`.
+    - Everything else, and whenever a solver gives up (its node budget, or a
+      share of the time budget, is spent: a big board early on) or finds no
+      win to play for in the placement: MCTS with the same budget. That covers
+      3-4 players and Shifting Board.
     """
 
     level = "perfect"
@@ -169,34 +176,67 @@ class PerfectPlayer(Player):
         #: how the last move was chosen: "solver" or "search" (for tests and logs)
         self.last_source = ""
 
-    def solvable(self, game: CollapsiGame) -> bool:
-        """Whether the solver's model covers this position."""
-        return (
-            game.num_players == 2
-            and "shifting" not in game.variant
-            and "solo" not in game.variant
-            and all(p >= 0 for p in game.to_position().pawns)
-        )
-
-    def solve(self, game: CollapsiGame, deadline: float) -> list[int] | None:
-        """The game-length-perfect destinations, or ``None`` if the solver gave up."""
+    def _solver(self, game: CollapsiGame, deadline: float) -> Solver:
         pos = game.to_position()
         seconds = None
         if deadline != math.inf:
             seconds = max(0.0, (deadline - time.perf_counter()) * PERFECT_SOLVER_SHARE)
+        return Solver(
+            pos.rules,
+            pos.width,
+            pos.height,
+            pos.cards,
+            max_nodes=self.max_nodes,
+            max_seconds=seconds,
+        )
+
+    def solved_moves(self, game: CollapsiGame, deadline: float) -> list[str] | None:
+        """The moves perfect play allows here, or ``None`` where the solvers do not apply
+        or give up."""
+        if "shifting" in game.variant:
+            return None
+        if "solo" in game.variant:
+            from engine.collapsi.solo import solve
+
+            line = solve(game)
+            return line[:1] if line else None
+        if game.num_players != 2:
+            return None
+        pos = game.to_position()
         try:
-            solver = Solver.for_position(pos, max_nodes=self.max_nodes, max_seconds=seconds)
-            return analyse(pos, solver=solver).best_moves
+            if all(p >= 0 for p in pos.pawns):
+                solver = self._solver(game, deadline)
+                return [str(d) for d in analyse(pos, solver=solver).best_moves]
+            return self._placement(game, pos, deadline)
         except SolverBudgetExceeded:
             return None
 
+    def _placement(self, game: CollapsiGame, pos: Position, deadline: float) -> list[str] | None:
+        """Player's Choice (ruling 6), two players: the best start cells by the solver."""
+        solver = self._solver(game, deadline)
+        seat = pos.to_move
+        free = [int(c) for c in game.legal_cells()]
+
+        def first_wins(red: int, blue: int) -> bool:
+            if time.perf_counter() > deadline:
+                raise SolverBudgetExceeded(0, 0.0)
+            return solver.wins(pos.collapsed, red, blue)
+
+        if seat == 1:
+            red = pos.pawns[0]
+            wins = [d for d in free if not first_wins(red, d)]
+            return [str(c) for c in wins] or None
+        # the first player: the starts that leave the fewest winning replies (none is best)
+        replies = {c: sum(not first_wins(c, d) for d in free if d != c) for c in free}
+        fewest = min(replies.values())
+        return [str(c) for c in free if replies[c] == fewest]
+
     def _choose(self, game: Game, rng: random.Random, deadline: float) -> str:
         g = _check(game)
-        if self.solvable(g):
-            best = self.solve(g, deadline)
-            if best:
-                self.last_source = "solver"
-                return str(rng.choice(sorted(best)))
+        best = self.solved_moves(g, deadline)
+        if best:
+            self.last_source = "solver"
+            return rng.choice(sorted(best, key=lambda m: int(m)))
         self.last_source = "search"
         move, _stats = mcts(CollapsiState(g), rng, self.iterations, deadline)
         return notation(move)  # type: ignore[arg-type]
