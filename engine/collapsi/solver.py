@@ -100,6 +100,7 @@ class MoveTables:
             )
         # (cell * 5 + value) -> ((dest, (mask, ...)), ...), relevant mask, memo
         self.groups: list[tuple[tuple[int, tuple[int, ...]], ...]] = []
+        self.pairs: list[tuple[tuple[int, int], ...]] = []  # the same, flattened
         self.relevant: list[int] = []
         self.memo: list[dict[int, tuple[int, ...]]] = []
         for cell in range(n):
@@ -120,6 +121,7 @@ class MoveTables:
                     for m in minimal:
                         rel |= m
                 self.groups.append(tuple(groups))
+                self.pairs.append(tuple((d, m) for d, masks in groups for m in masks))
                 self.relevant.append(rel)
                 self.memo.append({})
 
@@ -141,7 +143,13 @@ class MoveTables:
         memo = self.memo[idx]
         got = memo.get(key)
         if got is None:
-            got = tuple(d for d, masks in self.groups[idx] if any(not (m & key) for m in masks))
+            out = []
+            last = -1
+            for d, m in self.pairs[idx]:  # grouped by destination: skip once found
+                if d != last and not m & key:
+                    out.append(d)
+                    last = d
+            got = tuple(out)
             if len(memo) > 200_000:
                 memo.clear()
             memo[key] = got
