@@ -134,6 +134,62 @@ def collecto_rows(games: int = 200, playout_seconds: float = 2.0) -> list[dict[s
     return rows
 
 
+# -- rows in bench/engine.py's form: runner(seconds) -> (operations, seconds) ------------
+def _timed_batches(batch: Any, seconds: float) -> tuple[int, float]:
+    ops = 0
+    start = time.perf_counter()
+    while True:
+        ops += batch()
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return ops, elapsed
+
+
+def collecto_listing(kind: str, seconds: float) -> tuple[int, float]:
+    """Full legal-move listings on sampled positions: ``all``, ``single`` or ``double``."""
+    with_single, need_double = sample_positions(60)
+    boards = {"all": with_single + need_double, "single": with_single, "double": need_double}[kind]
+
+    def batch() -> int:
+        for board in boards:
+            B.legal_moves(board)
+        return len(boards)
+
+    return _timed_batches(batch, seconds)
+
+
+def collecto_playouts(seconds: float) -> tuple[int, float]:
+    """Complete random games through the Game API from 64 seeded deals (deal time excluded)."""
+    rnd = random.Random(1).random
+    starts = [CollectoGame.new(seed=s) for s in range(64)]
+
+    def batch() -> int:
+        for start in starts:
+            game = start.copy()
+            while not game.is_over():
+                moves = game.legal_moves()
+                game.play(moves[int(rnd() * len(moves))])
+        return len(starts)
+
+    return _timed_batches(batch, seconds)
+
+
+#: (name, unit, runner(seconds) -> (ops, seconds)), as in bench/engine.py's BENCHMARKS
+COLLECTO_BENCHMARKS: list[tuple[str, str, Any]] = [
+    ("collecto random playouts", "games/s", collecto_playouts),
+    (
+        "collecto legal-move listing (all positions)",
+        "lists/s",
+        lambda s: collecto_listing("all", s),
+    ),
+    (
+        "collecto legal-move listing (784 doubles)",
+        "lists/s",
+        lambda s: collecto_listing("double", s),
+    ),
+]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=200, help="random games to sample from")
