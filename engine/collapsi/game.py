@@ -100,8 +100,10 @@ def _parse_variant(variant: str | None) -> tuple[str, bool, bool]:
                 f"combine with '+': {', '.join(MODIFIERS)}"
             )
     kind = kind or "base"
-    if kind == "solo" and "players-choice" in mods:
-        raise SetupError("solo puzzles start on the first jack; players-choice does not apply")
+    if kind == "solo" and mods:
+        # the solo puzzle is published without them; a shifting puzzle has too many
+        # lines for the solvable-deal guarantee of ruling 7
+        raise SetupError("solo puzzles combine with neither shifting nor players-choice")
     return kind, "shifting" in mods, "players-choice" in mods
 
 
@@ -214,7 +216,7 @@ def deal_cards(spec: Spec, seed: int) -> list[int]:
     for attempt in range(10_000):
         cards = shuffled(spec.deck, f"{base_key}/{attempt}")
         game = CollapsiGame._build(spec, cards, None, "")
-        if solo_count(game)[0] > 0:
+        if solo_solvable(game):
             return cards
     raise SetupError("no solvable solo deal found")  # pragma: no cover
 
@@ -241,7 +243,9 @@ class CollapsiGame(Game):
     _eliminated: list[int]
     _result: Result | None
     _legal: list[int]
-    _history: list[str]
+    _history: list[int | str]  # plain moves as ints, shifted ones as text
+    _solo: bool
+    _shifting: bool
     _undo: list[tuple]
     _exit: int
     _seed: int | None
@@ -289,6 +293,8 @@ class CollapsiGame(Game):
     def _build(cls, spec: Spec, cards: list[int], seed: int | None, setup: str) -> Self:
         self = object.__new__(cls)
         self._spec = spec
+        self._solo = spec.solo
+        self._shifting = spec.shifting
         self._board = board(spec.deck.width, spec.deck.height)
         self._tables = _tables_for(self._board, spec.rules)
         self._cards = list(cards)
@@ -338,6 +344,10 @@ class CollapsiGame(Game):
             raise GameOver("the game is over")
         if dest not in self._legal:
             raise IllegalMove(self._why_illegal(dest))
+        if shift == -1 and not self._shifting:  # the common case, kept fast
+            self._advance(dest, -1)
+            self._history.append(dest)
+            return
         placing = self._pawns[self._turn] == UNPLACED
         if self._spec.shifting and not placing:
             if not 0 <= shift < 4:
@@ -425,33 +435,34 @@ class CollapsiGame(Game):
     def _gen(self, seat: int) -> list[int]:
         cell = self._pawns[seat]
         collapsed = self._collapsed
+        if cell >= 0 and not self._solo:  # the common case, kept fast
+            others = self._occupied ^ (1 << cell)
+            out = []
+            for d, dbit, masks in self._tables[self._cards[cell]][cell]:
+                if dbit & others:
+                    continue
+                for m in masks:
+                    if not m & collapsed:
+                        out.append(d)
+                        break
+            return out
         if cell == UNPLACED:
             free = collapsed | self._occupied
             return [c for c in range(self._board.cells) if not free >> c & 1]
         table = self._tables[self._cards[cell]][cell]
         others = self._occupied ^ (1 << cell)
         out = []
-        if self._spec.solo:
-            exit_bit = 1 << self._exit
-            block = collapsed | exit_bit
-            for d, dbit, masks in table:
-                if dbit & others:
-                    continue
-                for m in masks:
-                    if not m & block:
-                        out.append(d)
-                        break
-            if self._can_exit(cell):
-                out.append(self._exit)
-                out.sort()
-            return out
+        block = collapsed | (1 << self._exit)  # solo: the exit is not a waypoint
         for d, dbit, masks in table:
             if dbit & others:
                 continue
             for m in masks:
-                if not m & collapsed:
+                if not m & block:
                     out.append(d)
                     break
+        if self._can_exit(cell):
+            out.append(self._exit)
+            out.sort()
         return out
 
     def _can_exit(self, cell: int) -> bool:
@@ -469,7 +480,7 @@ class CollapsiGame(Game):
         seat = self._turn
         self._undo.append(
             (
-                list(self._cards) if self._spec.shifting else None,
+                list(self._cards) if self._shifting else None,
                 self._collapsed,
                 tuple(pawns),
                 self._occupied,
@@ -481,7 +492,6 @@ class CollapsiGame(Game):
             )
         )
         src = pawns[seat]
-        spec = self._spec
         if src == UNPLACED:
             pawns[seat] = dest
             self._occupied |= 1 << dest
@@ -490,9 +500,10 @@ class CollapsiGame(Game):
             self._collapsed |= 1 << src
             self._occupied ^= (1 << src) | (1 << dest)
             pawns[seat] = dest
-            if spec.shifting:
+            if self._shifting:
                 self._shift(dest, shift)
-            if spec.solo and pawns[0] == self._exit:
+                pawns = self._pawns
+            if self._solo and pawns[0] == self._exit:
                 # ruling 7: won if every card but the exit has collapsed, else lost
                 if self._collapsed | (1 << self._exit) == self._board.full:
                     self._result = Result(winner=0, order=(0,), reason="solved")
@@ -505,7 +516,11 @@ class CollapsiGame(Game):
         while pawns[nxt] == OUT:
             nxt = (nxt + 1) % n
         self._turn = nxt
-        self._settle()
+        legal = self._gen(nxt)
+        if legal:
+            self._legal = legal
+        else:
+            self._settle()
 
     def _shift(self, dest: int, shift: int) -> None:
         # ruling 5: rotate the landing card's row or column one space; gaps and
@@ -536,7 +551,7 @@ class CollapsiGame(Game):
                 self._legal = legal
                 return
             self._legal = []
-            if self._spec.solo:
+            if self._solo:
                 self._result = Result(winner=None, order=(0,), reason="failed")
                 return
             alive = [s for s in range(len(pawns)) if pawns[s] != OUT]
@@ -648,7 +663,7 @@ class CollapsiGame(Game):
 
     @property
     def history(self) -> list[str]:
-        return list(self._history)
+        return [str(m) for m in self._history]  # plain moves are kept as ints
 
     def setup(self) -> str:
         return self._setup
@@ -806,6 +821,8 @@ class CollapsiGame(Game):
     ) -> Self:
         self = object.__new__(cls)
         self._spec = spec
+        self._solo = spec.solo
+        self._shifting = spec.shifting
         self._board = board(spec.deck.width, spec.deck.height)
         self._tables = _tables_for(self._board, spec.rules)
         self._cards = list(cards)
@@ -954,18 +971,75 @@ def _tables_for(b: Board, rules: str) -> tuple[tuple[Table, ...], ...]:
 
 
 def solo_count(game: CollapsiGame) -> tuple[int, int]:
-    """Solo: (winning lines, all complete lines) from this position, by full search."""
-    res = game.result()
-    if res is not None:
-        return (1 if res.reason == "solved" else 0), 1
-    wins = total = 0
-    for d in list(game.legal_cells()):
-        shifts = range(4) if game._spec.shifting else (-1,)
-        for s in shifts:
-            game._advance(d, s)
-            game._history.append("")
-            w, t = solo_count(game)
-            game.undo()
-            wins += w
-            total += t
-    return wins, total
+    """Solo: (winning lines, all complete lines) from this position, by full search.
+
+    Memoised on the position, so Shifting Board puzzles (four shifts per
+    move) stay cheap. The game is restored before returning.
+    """
+    memo: dict[tuple, tuple[int, int]] = {}
+    shifts = range(4) if game._spec.shifting else (-1,)
+
+    def count() -> tuple[int, int]:
+        res = game._result
+        if res is not None:
+            return (1 if res.reason == "solved" else 0), 1
+        key = (tuple(game._cards), game._collapsed, game._pawns[0])
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        wins = total = 0
+        for d in list(game._legal):
+            for s in shifts:
+                game._advance(d, s)
+                game._history.append("")
+                w, t = count()
+                game.undo()
+                wins += w
+                total += t
+        memo[key] = (wins, total)
+        return wins, total
+
+    return count()
+
+
+def solo_solvable(game: CollapsiGame) -> bool:
+    """Solo: does some line from this position solve the puzzle?
+
+    A dedicated search on (collapsed mask, pawn cell) with the step tables
+    and a memo of dead states; used to deal only solvable puzzles (ruling 7).
+    """
+    if game._result is not None:
+        return game._result.reason == "solved"
+    b = game._board
+    cards = game._cards
+    tables = game._tables
+    exit_cell = game._exit
+    exit_bit = 1 << exit_cell
+    full = b.full
+    classic = game._spec.rules == "classic"
+    exit_masks: list[tuple[int, ...]] = []
+    for c in range(b.cells):
+        v = cards[c]
+        k = 4 if v == JACK and classic else max(v, 1)
+        exit_masks.append(next((ms for d, _b, ms in b.upto[k][c] if d == exit_cell), ()))
+    dead: set[int] = set()
+    shift = b.cells
+
+    def win(collapsed: int, pawn: int) -> bool:
+        key = collapsed << shift | pawn
+        if key in dead:
+            return False
+        after = collapsed | (1 << pawn)
+        if after | exit_bit == full:
+            return any(not m & collapsed for m in exit_masks[pawn])
+        block = collapsed | exit_bit
+        for d, _dbit, masks in tables[cards[pawn]][pawn]:
+            for m in masks:
+                if not m & block:
+                    if win(after, d):
+                        return True
+                    break
+        dead.add(key)
+        return False
+
+    return win(game._collapsed, game._pawns[0])

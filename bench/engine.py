@@ -1,0 +1,123 @@
+"""Engine speed: random playouts and legal-move generations per second.
+
+Run: ``.venv/bin/python bench/engine.py [--seconds S] [--json PATH]``.
+Each row is one benchmark; add rows to :data:`BENCHMARKS` (name, unit,
+function returning (operations, seconds)). Results are printed as a table
+and, with ``--json``, written as a list of {name, unit, ops, seconds, rate}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine.collapsi import CollapsiGame
+
+
+def _timed(fn: Callable[[], int], seconds: float) -> tuple[int, float]:
+    ops = 0
+    start = time.perf_counter()
+    while True:
+        ops += fn()
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return ops, elapsed
+
+
+def collapsi_playouts(variant: str, rules: str, seconds: float) -> tuple[int, float]:
+    """Complete random games from fresh seeded deals, through the bot API."""
+    rnd = random.Random(1).random
+    starts = [CollapsiGame.new(rules=rules, variant=variant, seed=s) for s in range(64)]
+
+    def batch() -> int:
+        for start in starts:
+            g = start.copy()
+            while g._result is None:
+                cells = g.legal_cells()
+                g.play_cell(cells[int(rnd() * len(cells))])
+        return len(starts)
+
+    return _timed(batch, seconds)
+
+
+def collapsi_movegen(variant: str, rules: str, seconds: float) -> tuple[int, float]:
+    """Legal-move generations on positions sampled from random games."""
+    rng = random.Random(2)
+    games = []
+    for s in range(32):
+        g = CollapsiGame.new(rules=rules, variant=variant, seed=s)
+        while g._result is None:
+            games.append(g.copy())
+            cells = g.legal_cells()
+            g.play_cell(cells[rng.randrange(len(cells))])
+
+    def batch() -> int:
+        for g in games:
+            g._gen(g._turn)
+        return len(games)
+
+    return _timed(batch, seconds)
+
+
+#: (name, unit, runner(seconds) -> (ops, seconds))
+BENCHMARKS: list[tuple[str, str, Callable[[float], tuple[int, float]]]] = [
+    (
+        "collapsi 4x4 random playouts (standard)",
+        "games/s",
+        lambda s: collapsi_playouts("base", "standard", s),
+    ),
+    (
+        "collapsi 4x4 random playouts (classic)",
+        "games/s",
+        lambda s: collapsi_playouts("base", "classic", s),
+    ),
+    (
+        "collapsi 6x6 random playouts (standard, 2p)",
+        "games/s",
+        lambda s: collapsi_playouts("big-board", "standard", s),
+    ),
+    (
+        "collapsi 4x4 legal-move generation",
+        "gens/s",
+        lambda s: collapsi_movegen("base", "standard", s),
+    ),
+    (
+        "collapsi 6x6 legal-move generation",
+        "gens/s",
+        lambda s: collapsi_movegen("big-board", "standard", s),
+    ),
+]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=1.0, help="time per benchmark")
+    parser.add_argument("--only", default="", help="run only rows whose name contains this")
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    args = parser.parse_args(argv)
+    rows = []
+    print(f"python {platform.python_version()} on {platform.machine()}, one core")
+    print(f"{'benchmark':<48} {'rate':>12}  unit")
+    for name, unit, runner in BENCHMARKS:
+        if args.only and args.only not in name:
+            continue
+        ops, secs = runner(args.seconds)
+        rate = ops / secs
+        rows.append({"name": name, "unit": unit, "ops": ops, "seconds": secs, "rate": rate})
+        print(f"{name:<48} {rate:>12,.0f}  {unit}", flush=True)
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
