@@ -239,3 +239,12 @@ def test_perfect_player_solves_solo_puzzles():
         bot = make_player("collapsi", "perfect", seed=seed)
         _play_out(game, [bot])
         assert game.result().reason == "solved"
+
+
+def test_time_budget_only_players_finish_games():
+    # no iteration cap: the searches stop on the clock alone (kept short here)
+    game = new_game("collapsi", variant="big-board", players=4, seed=3)
+    _play_out(game, [make_player("collapsi", lv, seed=1, budget_ms=5) for lv in LEVELS["collapsi"]])
+    game = new_game("collecto", seed=3)
+    bots = [make_player("collecto", "search", seed=s, budget_ms=5) for s in range(2)]
+    _play_out(game, bots)
