@@ -15,6 +15,7 @@ from engine.collapsi.deck import SOLO_3X3, STANDARD_4X4, format_deal, shuffled
 from engine.collapsi.solo import (
     DIFFICULTIES,
     THRESHOLDS,
+    SoloBudgetExceeded,
     analyse,
     count,
     count_by_engine,
@@ -218,3 +219,10 @@ def test_puzzle_command_prints_a_puzzle_and_a_winning_line():
     assert game.result().reason == "solved"
     bad = arena("collapsi", "puzzle", "--size", "5")
     assert bad.returncode == 2
+
+
+def test_solve_stops_at_a_passed_deadline():
+    game = puzzle_game(generate(4, "easy", 0).deal, 4)
+    with pytest.raises(SoloBudgetExceeded):
+        solve(game, deadline=0.0)
+    assert solve(game) is not None

@@ -18,6 +18,7 @@ from collections.abc import Hashable
 from engine.ai.mcts import mcts
 from engine.ai.player import Player
 from engine.base import Game, Result, SetupError
+from engine.collapsi import solo
 from engine.collapsi.board import SHIFTS
 from engine.collapsi.game import CollapsiGame
 from engine.collapsi.position import Position
@@ -196,9 +197,11 @@ class PerfectPlayer(Player):
         if "shifting" in game.variant:
             return None
         if "solo" in game.variant:
-            from engine.collapsi.solo import solve
-
-            line = solve(game)
+            try:
+                now = time.perf_counter()
+                line = solo.solve(game, now + (deadline - now) * PERFECT_SOLVER_SHARE)
+            except solo.SoloBudgetExceeded:
+                return None
             return line[:1] if line else None
         if game.num_players != 2:
             return None

@@ -21,6 +21,8 @@ solvable deals (see :data:`THRESHOLDS`).
 
 from __future__ import annotations
 
+import math
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +48,10 @@ THRESHOLDS: dict[tuple[int, str], tuple[float, float]] = {
 MAX_ATTEMPTS = 20_000
 
 Move = tuple[int, int]  # (destination, shift index or -1)
+
+
+class SoloBudgetExceeded(Exception):
+    """A search passed its deadline before it finished."""
 
 
 def _moves(game: CollapsiGame) -> list[Move]:
@@ -81,7 +87,8 @@ class _Fixed:
     Tests check it against the engine-driven search and a brute force.
     """
 
-    def __init__(self, game: CollapsiGame) -> None:
+    def __init__(self, game: CollapsiGame, deadline: float = math.inf) -> None:
+        self.deadline = deadline
         pos = game.to_position()
         b = board(pos.width, pos.height)
         self.cards = pos.cards
@@ -132,6 +139,8 @@ class _Fixed:
         if not total:
             total = 1  # stuck: one failed line
         self.memo[key] = (wins, total)
+        if not len(self.memo) & 1023 and time.perf_counter() > self.deadline:
+            raise SoloBudgetExceeded(f"solo search stopped at its deadline after {len(self.memo)}")
         return wins, total
 
     def line(self, collapsed: int, cell: int) -> list[str] | None:
@@ -149,19 +158,23 @@ class _Fixed:
         raise AssertionError("a counted win without a line")  # pragma: no cover
 
 
-def _fixed(game: CollapsiGame) -> _Fixed | None:
+def _fixed(game: CollapsiGame, deadline: float = math.inf) -> _Fixed | None:
     if "shifting" in game.variant or game.is_over():
         return None
-    return _Fixed(game)
+    return _Fixed(game, deadline)
 
 
-def solve(game: CollapsiGame) -> list[str] | None:
+def solve(game: CollapsiGame, deadline: float = math.inf) -> list[str] | None:
     """A winning line (moves in notation) from the current position, or ``None`` if
-    there is none (a proof: every line was followed to its end). ``game`` is unchanged."""
+    there is none (a proof: every line was followed to its end). ``game`` is unchanged.
+
+    ``deadline`` (a ``time.perf_counter()`` value) bounds the bit-mask search:
+    past it, :class:`SoloBudgetExceeded` is raised (the AI's time budget).
+    """
     _check(game)
     if game.is_over():
         return [] if game.result().reason == "solved" else None  # type: ignore[union-attr]
-    fast = _fixed(game)
+    fast = _fixed(game, deadline)
     if fast is not None:
         return fast.line(fast.collapsed, fast.pawn)
     return solve_by_engine(game)
