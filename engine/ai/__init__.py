@@ -6,8 +6,10 @@ game's notation and leaves ``game`` unchanged. Levels, weakest first, are in
 :data:`LEVELS`:
 
 - Collapsi: ``random``, ``greedy`` (mobility: own moves minus the
-  opponents'), ``mcts`` (UCT, max-n for 3-4 players), ``perfect`` (the
-  solver; MCTS where the solver does not apply or runs out of budget).
+  opponents'), ``mcts`` (UCT with random playouts, max-n for 3-4 players),
+  ``perfect`` (the solver for two players, also choosing Player's Choice
+  starts; the solo solver for puzzles; MCTS for 3-4 players, Shifting Board,
+  and wherever a solver runs out of budget).
 - Collecto: ``random``, ``greedy`` (most points, then balls, now), ``search``
   (iterative-deepening alpha-beta).
 
