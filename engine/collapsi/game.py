@@ -116,11 +116,13 @@ def make_spec(
     players: int | None,
     options: dict[str, Any] | None,
     deal: tuple[list[int], int, int] | None = None,
+    mid_game: bool = False,
 ) -> Spec:
     """Validate (rules, variant, players, options) into a :class:`Spec`.
 
     ``deal`` (cards, width, height) lets a custom or solo game take its deck
     and size from an explicit deal when the options do not name them.
+    ``mid_game`` (a position, not a deal) lifts the jacks-per-player checks.
     """
     rules = (rules or "standard").strip().lower()
     if rules not in RULES_VERSIONS:
@@ -183,13 +185,13 @@ def make_spec(
     if kind == "solo":
         if players not in (None, 1):
             raise SetupError("solo is a one-player puzzle")
-        if deck.jacks != 2:
+        if deck.jacks != 2 and not mid_game:
             raise SetupError("a solo deck needs exactly two jacks (start and exit)")
         n = 1
     else:
         if kind == "base":
             lo, hi = 2, 2
-        elif choice:
+        elif choice or mid_game:
             lo, hi = 2, 4
         else:
             lo, hi = 2, min(4, deck.jacks)
@@ -774,7 +776,7 @@ class CollapsiGame(Game):
                 raise NotationError(f"position {text!r}: bad pawn {mark!r}")
         if not turn_text.isdigit() or int(turn_text) >= len(pawns):
             raise NotationError(f"position {text!r}: bad seat to move {turn_text!r}")
-        spec = make_spec(rules, variant, players or len(pawns), options, deal=parsed)
+        spec = make_spec(rules, variant, players or len(pawns), options, deal=parsed, mid_game=True)
         if len(pawns) != spec.players:
             raise SetupError(f"position has {len(pawns)} pawns, variant needs {spec.players}")
         check_deal(cards, w, h, spec.deck)
@@ -795,6 +797,7 @@ class CollapsiGame(Game):
             len(pos.pawns),
             options,
             deal=(list(pos.cards), pos.width, pos.height),
+            mid_game=True,
         )
         pawns = list(pos.pawns)
         eliminated = [s for s, p in enumerate(pawns) if p < 0]
