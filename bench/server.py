@@ -855,8 +855,13 @@ def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
         f"on {os.cpu_count()} CPUs",
     ]
     if "redis" in res:
-        r = res["redis"]["rate"] / arena["rate"] if arena["rate"] else float("nan")
-        lines.append(f"redis/memory moves ratio: {r:.2f}")
+        redis = res["redis"]
+        r = redis["rate"] / arena["rate"] if arena["rate"] else float("nan")
+        lines.append(
+            f"redis/memory moves ratio: {r:.2f}; server CPU per move redis/memory: "
+            f"{redis['server_cpu_us'] / arena['server_cpu_us']:.2f} "
+            "(redis-server's own CPU not counted)"
+        )
     elif "redis_skipped" in res:
         lines.append(f"redis: skipped, {res['redis_skipped']}")
     for name in ("arena", "echo", "paced", "redis"):
