@@ -30,9 +30,8 @@ def naive_destinations(grid, collapsed, pawns, mover, rules):
     h, w = len(grid), len(grid[0])
     start = pawns[mover]
     card = grid[start[0]][start[1]]
-    lengths = [int(card)]
-    if card == "J":
-        lengths = [1, 2, 3, 4] if rules == "classic" else [1]
+    jack_steps = [1, 2, 3, 4] if rules == "classic" else [1]
+    lengths = jack_steps if card == "J" else [int(card)]
     found = set()
 
     def walk(path, left):
