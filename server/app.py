@@ -636,7 +636,7 @@ class Arena:
         s = self._session(conn)
         room = await self._find_room(msg.room)
         await room.ask(getattr(room, fn_name), s.id, *args)
-        conn.send(m.Ack(re=msg.id))
+        conn.send(Outgoing({"type": "ack"} if msg.id is None else {"type": "ack", "re": msg.id}))
 
     async def on_take_seat(self, conn: Connection, msg: m.TakeSeat) -> None:
         s = self._session(conn)

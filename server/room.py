@@ -126,6 +126,7 @@ class Room:
         self._task: asyncio.Task[None] | None = None
         self._deadline: asyncio.TimerHandle | None = None
         self._loop = asyncio.get_running_loop()
+        self._moves_metric = arena.metrics.moves.labels(settings.game)
         self.log = log.bind(room=self.id)
 
     # -- the actor --------------------------------------------------------------------
@@ -293,7 +294,9 @@ class Room:
     async def emit(self, cls: type[m.RoomEventBase], **fields: Any) -> None:
         """Log the event (it gets the next seq), then send it to every member."""
         seq = self.seq + 1
-        out = Outgoing.of(cls(room=self.id, seq=seq, **fields))
+        await self._log_and_send(Outgoing.of(cls(room=self.id, seq=seq, **fields)), seq)
+
+    async def _log_and_send(self, out: Outgoing, seq: int) -> None:
         if self.arena.cluster is not None and out.type in MEMBERSHIP_EVENTS:
             await self._save_members()
         await self.arena.presence.append_event(self.id, out.wire, expected_seq=seq)
@@ -576,24 +579,11 @@ class Room:
     async def _apply(self, events: list[dict[str, Any]]) -> None:
         """Turn the match's events into room events (logged, then sent), in order."""
         assert self.match is not None
-        g = self.match.game
         for ev in events:
             if ev["type"] == "move":
-                self.arena.metrics.moves.labels(self.settings.game).inc()
-                over = self.match.over or g.is_over()
-                await self.emit(
-                    m.MoveMade,
-                    ply=ev["ply"],
-                    seat=ev["seat"],
-                    move=ev["move"],
-                    position=g.position(),
-                    view=g.view(),
-                    to_move=ev["to_move"],
-                    legal_moves=[] if over else g.legal_moves(),
-                    clock=None
-                    if ev["clocks"] is None
-                    else m.Clock(remaining_ms=ev["clocks"], running=ev["to_move"]),
-                )
+                self._moves_metric.inc()
+                seq = self.seq + 1
+                await self._log_and_send(Outgoing(self.move_wire(seq, ev)), seq)
             elif ev["type"] == "game_over":
                 if ev["clocks"] is not None and ev["result"]["reason"] == "timeout":
                     await self.emit(
@@ -601,6 +591,33 @@ class Room:
                     )
                 await self._finish(Result.from_dict(ev["result"]))
         self._arm_deadline()
+
+    def move_wire(self, seq: int, ev: dict[str, Any]) -> dict[str, Any]:
+        """The ``move_made`` event as wire data, built directly on the hot path.
+
+        Exactly ``to_wire(MoveMade(...))`` (same keys, same order, top-level nulls
+        left out), without building and dumping a model for every move;
+        ``tests/test_server_games.py`` checks the two agree on every event.
+        """
+        assert self.match is not None
+        g = self.match.game
+        over = self.match.over or g.is_over()
+        wire: dict[str, Any] = {
+            "type": "move_made",
+            "room": self.id,
+            "seq": seq,
+            "ply": ev["ply"],
+            "seat": ev["seat"],
+            "move": ev["move"],
+            "position": g.position(),
+            "view": g.view(),
+        }
+        if ev["to_move"] is not None:
+            wire["to_move"] = ev["to_move"]
+        wire["legal_moves"] = [] if over else g.legal_moves()
+        if ev["clocks"] is not None:
+            wire["clock"] = {"remaining_ms": list(ev["clocks"]), "running": ev["to_move"]}
+        return wire
 
     def _arm_deadline(self) -> None:
         self._cancel_deadline()

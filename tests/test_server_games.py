@@ -73,6 +73,7 @@ async def finish_and_check(
     assert sorted(logged) == list(range(1, len(logged) + 1))
     for ev in clients[0].events(room):
         assert logged[ev.seq] == to_wire(ev)
+        assert list(logged[ev.seq]) == list(to_wire(ev))  # same keys in the same order
     # The record replays in the engine to the announced result.
     rec = await spectator.get_record(over.record)
     record = GameRecord.from_dict(rec.data.model_dump())

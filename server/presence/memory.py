@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import json
 import time
 from collections import defaultdict
 from typing import Any
+
+import msgpack
 
 from server.presence.base import (
     JSON,
@@ -44,14 +45,6 @@ class MemorySubscription(Subscription):
             return
         self._queue.put_nowait(copy.deepcopy(event))
 
-    def publish_text(self, text: str) -> None:
-        if self._closed:
-            return
-        if self._queue.qsize() >= SUBSCRIBER_BACKLOG:
-            self._drop()
-            return
-        self._queue.put_nowait(json.loads(text))
-
     def _drop(self) -> None:
         if not self._closed:
             self._closed = True
@@ -81,7 +74,8 @@ class MemoryPresence(Presence):
         self._lobby_subs: set[MemorySubscription] = set()
         self._rooms: dict[str, JSON] = {}
         self._leases: dict[str, tuple[str, float]] = {}
-        self._events: dict[str, list[str]] = defaultdict(list)  # JSON texts, seq - 1 = index
+        # packed events (a copy for free, cheaper than deepcopy or JSON); index = seq - 1
+        self._events: dict[str, list[bytes]] = defaultdict(list)
         self._room_subs: dict[str, set[MemorySubscription]] = defaultdict(set)
         self._queues: dict[str, list[JSON]] = defaultdict(list)
         self._ratings: dict[str, dict[str, JSON]] = defaultdict(dict)
@@ -215,12 +209,12 @@ class MemoryPresence(Presence):
         seq = len(log) + 1
         if expected_seq is not None and expected_seq != seq:
             raise SeqConflict(f"room {room_id}: next seq is {seq}, not {expected_seq}")
-        text = json.dumps({**event, "seq": seq}, separators=(",", ":"))
-        log.append(text)
+        packed = msgpack.packb({**event, "seq": seq}, use_bin_type=True)
+        log.append(packed)
         subs = self._room_subs.get(room_id)
         if subs:
             for sub in list(subs):
-                sub.publish_text(text)
+                sub.publish(msgpack.unpackb(packed, raw=False))
         return seq
 
     async def read_events(
@@ -230,7 +224,7 @@ class MemoryPresence(Presence):
         chosen = log[max(after_seq, 0) :]
         if limit is not None:
             chosen = chosen[:limit]
-        return [json.loads(text) for text in chosen]
+        return [msgpack.unpackb(packed, raw=False) for packed in chosen]
 
     async def last_seq(self, room_id: str) -> int:
         return len(self._events.get(room_id, []))
