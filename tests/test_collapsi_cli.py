@@ -81,3 +81,50 @@ def test_bad_input_is_one_line_error_without_traceback() -> None:
         assert out.returncode != 0, extra
         assert "Traceback" not in out.stderr
         assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+
+
+def test_demo_plays_a_seeded_game_to_the_end() -> None:
+    a = arena("demo", "--seed", "3")
+    assert a.returncode == 0, a.stderr
+    assert "Mark S. Ball" in a.stdout
+    last = a.stdout.strip().splitlines()[-1]
+    assert last.startswith("result: ") and " wins after " in last
+    assert a.stdout == arena("demo", "--seed", "3").stdout  # deterministic
+    four = arena("demo", "--variant", "big-board", "--players", "4", "--quiet", "--seed", "2")
+    assert four.returncode == 0, four.stderr
+    assert four.stdout.startswith("result: ") and four.stdout.count(",") == 3
+
+
+def test_readme_demo_command_runs() -> None:
+    exe = ROOT / ".venv" / "bin" / "arena"
+    if not exe.exists():  # the README's install line makes it; CI always has it
+        exe = Path(sys.executable).parent / "arena"
+    out = subprocess.run([str(exe), "demo"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "result: " in out.stdout
+
+
+def test_solver_subcommands_hook(monkeypatch, capsys) -> None:
+    """Sub-subcommands come from SOLVER_MODULE's SUBCOMMANDS when it exists."""
+    import importlib.machinery
+    import types
+
+    from clients.cli import collapsi_cmd, main
+
+    def add(p):
+        p.add_argument("--n", type=int, required=True)
+
+    def run(args):
+        print(f"echo {args.n}")
+        return 0
+
+    fake = types.ModuleType("fake_collapsi_solver_cmd")
+    fake.__spec__ = importlib.machinery.ModuleSpec("fake_collapsi_solver_cmd", None)
+    fake.SUBCOMMANDS = {"echo": ("print a number", add, run)}
+    monkeypatch.setitem(sys.modules, "fake_collapsi_solver_cmd", fake)
+    monkeypatch.setattr(collapsi_cmd, "SOLVER_MODULE", "fake_collapsi_solver_cmd")
+    monkeypatch.setattr(collapsi_cmd, "PUZZLE_MODULE", "no_such_puzzle_module")
+    assert main(["collapsi", "echo", "--n", "7"]) == 0
+    assert capsys.readouterr().out == "echo 7\n"
+    monkeypatch.setattr(collapsi_cmd, "SOLVER_MODULE", "no_such_module_here")
+    assert collapsi_cmd._extra_subcommands() == {}
