@@ -247,6 +247,7 @@ class CollapsiGame(Game):
     _legal: list[int]
     _history: list[int | str]  # plain moves as ints, shifted ones as text
     _solo: bool
+    _plain_off: bool  # solo or shifting: no inlined fast path
     _shifting: bool
     _undo: list[tuple]
     _exit: int
@@ -297,6 +298,7 @@ class CollapsiGame(Game):
         self._spec = spec
         self._solo = spec.solo
         self._shifting = spec.shifting
+        self._plain_off = spec.solo or spec.shifting
         self._board = board(spec.deck.width, spec.deck.height)
         self._tables = _tables_for(self._board, spec.rules)
         self._cards = list(cards)
@@ -494,6 +496,36 @@ class CollapsiGame(Game):
             )
         )
         src = pawns[seat]
+        if src >= 0 and not self._plain_off:
+            # the common case (no shift, no solo exit), inlined for bots and playouts;
+            # ruling 3: the starting card collapses after the move
+            collapsed = self._collapsed | (1 << src)
+            self._collapsed = collapsed
+            occupied = self._occupied ^ ((1 << src) | (1 << dest))
+            self._occupied = occupied
+            pawns[seat] = dest
+            nxt = seat + 1
+            n = len(pawns)
+            if nxt == n:
+                nxt = 0
+            while pawns[nxt] == OUT:
+                nxt = (nxt + 1) % n
+            self._turn = nxt
+            cell = pawns[nxt]
+            others = occupied ^ (1 << cell)
+            out = []
+            for d, dbit, masks in self._tables[self._cards[cell]][cell]:
+                if dbit & others:
+                    continue
+                for m in masks:
+                    if not m & collapsed:
+                        out.append(d)
+                        break
+            if out:
+                self._legal = out
+            else:
+                self._settle()
+            return
         if src == UNPLACED:
             pawns[seat] = dest
             self._occupied |= 1 << dest
@@ -826,6 +858,7 @@ class CollapsiGame(Game):
         self._spec = spec
         self._solo = spec.solo
         self._shifting = spec.shifting
+        self._plain_off = spec.solo or spec.shifting
         self._board = board(spec.deck.width, spec.deck.height)
         self._tables = _tables_for(self._board, spec.rules)
         self._cards = list(cards)
