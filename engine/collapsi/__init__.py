@@ -17,7 +17,9 @@ Variants: one board, optionally combined with modifiers by ``+``
   Start on the first jack; the second is the exit. The exit is a door: a
   move that reaches it within its step count (landing or passing) ends there.
   It wins when every other card has collapsed, otherwise it loses; so does
-  having no move. Seeded solo deals are always solvable.
+  having no move. Seeded solo deals are always solvable (:func:`solo_solvable`;
+  :func:`solo_count` counts winning and all lines). Solo combines with no
+  modifier.
 - ``custom``: other boards and decks (ruling 8): ``options={"preset": name}``
   with a name from :data:`engine.collapsi.deck.PRESETS` (``5x5``, ``5x5-3p``,
   ``6x6``, ``6x6-2p``, ``7x7``, ...), or an explicit deck as counts
@@ -51,13 +53,19 @@ on, and when two remain the stuck one loses; ``Result.order`` is the
 finishing order (first unable = last). Solo: ``reason`` is ``solved``
 (winner 0) or ``failed`` (winner ``None``).
 
+Command line: ``arena collapsi deal|moves`` (clients/cli/collapsi_cmd.py)
+and ``arena demo``.
+
 Fast API for bots and search: :meth:`CollapsiGame.legal_cells`,
 :meth:`CollapsiGame.play_cell`, :meth:`CollapsiGame.undo`,
 :meth:`CollapsiGame.to_position` / :meth:`CollapsiGame.from_position`
 (:class:`Position`), and :meth:`CollapsiGame.paths` for witnessing paths.
 """
 
-from engine.collapsi.game import CollapsiGame, solo_count
+from engine.collapsi.game import CollapsiGame, solo_count, solo_solvable
 from engine.collapsi.position import JACK, Position
 
-__all__ = ["JACK", "CollapsiGame", "Position", "solo_count"]
+#: build a game (rules and variant as given) from a :class:`Position` or position text
+from_position = CollapsiGame.from_position
+
+__all__ = ["JACK", "CollapsiGame", "Position", "from_position", "solo_count", "solo_solvable"]
