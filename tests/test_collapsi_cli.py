@@ -128,3 +128,16 @@ def test_solver_subcommands_hook(monkeypatch, capsys) -> None:
     assert capsys.readouterr().out == "echo 7\n"
     monkeypatch.setattr(collapsi_cmd, "SOLVER_MODULE", "no_such_module_here")
     assert collapsi_cmd._extra_subcommands() == {}
+
+
+def test_moves_on_a_big_board_deal() -> None:
+    deal = arena("collapsi", "deal", "--seed", "4", "--variant", "big-board").stdout.strip()
+    out = arena("collapsi", "moves", "--rules", "standard", "--deal", deal, "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    red = deal.index("J")
+    r, c = divmod(red, 6)
+    steps = {r * 6 + (c + 1) % 6, r * 6 + (c - 1) % 6, (r + 1) % 6 * 6 + c, (r - 1) % 6 * 6 + c}
+    # blue's jack is occupied and the two unused jacks are face down (ruling 4)
+    jacks = {i for i, ch in enumerate(deal) if ch == "J"}
+    assert data == {"to_move": "red", "moves": sorted(steps - jacks), "game_over": False}

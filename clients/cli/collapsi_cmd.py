@@ -53,8 +53,9 @@ def _game_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--variant",
-        default="base",
-        help="base, big-board, solo, custom, optionally +shifting / +players-choice",
+        default=None,
+        help="base (default), big-board, solo, custom, optionally +shifting / "
+        "+players-choice; with --deal the default follows its size (36 cards: big-board)",
     )
     p.add_argument("--players", type=int, default=None, help="number of players (big-board)")
     p.add_argument(
@@ -117,11 +118,17 @@ def _run_deal(args: argparse.Namespace) -> int:
     return 0
 
 
+def _variant_for_deal(deal: str) -> str:
+    cards = len(deal.strip().replace("/", ""))
+    return {16: "base", 36: "big-board"}.get(cards, "custom")
+
+
 def _run_moves(args: argparse.Namespace) -> int:
+    variant = args.variant or _variant_for_deal(args.deal)
     game = CollapsiGame.from_setup(
         args.deal,
         rules=args.rules,
-        variant=args.variant,
+        variant=variant,
         players=args.players,
         options=_options(args),
     )
