@@ -128,7 +128,11 @@ class Arena:
         """Tell every client, stop the rooms, finish the writes in flight."""
         self.log.info("arena_stopping", connections=len(self.connections))
         for conn in list(self.connections):
-            conn.send(m.Goodbye(reason="shutdown", message="server shutting down"))
+            conn.send(
+                m.Goodbye(
+                    reason="shutdown", message="server shutting down", reconnect_after_ms=1000
+                )
+            )
             conn.close(CloseCode.GOING_AWAY, "server shutting down")
         for room in list(self.rooms.values()):
             await room.stop()
