@@ -531,6 +531,10 @@ class Cluster:
                 continue
             if not first:  # messages may have been missed meanwhile: catch up every member
                 self._attach_all()
+                # and the nodes whose members are in our rooms re-attach theirs
+                peers = set(self.routes.values()) | set(self.remote.values())
+                for node in peers - {self.node}:
+                    self.send(node, {"k": "resync", "from": self.node})
             first = False
             self._subscribed.set()
             async with sub:

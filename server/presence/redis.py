@@ -240,14 +240,18 @@ class RedisPresence(Presence):
             "health_check_interval": 0,
         }
         # one retry: after a Redis restart, a pooled connection fails once, then reconnects
-        self.redis: aioredis.Redis = aioredis.Redis.from_url(
-            url, retry=Retry(NoBackoff(), 1), max_connections=64, **common
+        # a blocking pool: a burst of requests waits for a free connection (up to the timeout)
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, retry=Retry(NoBackoff(), 1), max_connections=64, timeout=socket_timeout, **common
         )
+        self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
         # subscriptions never retry: a broken one ends, so its reader catches up
         self._sub_redis: aioredis.Redis = aioredis.Redis.from_url(
             url, retry=Retry(NoBackoff(), 0), **common
         )
         self._subs: set[RedisSubscription] = set()
+        self._appends: list[tuple[list[str], list[str], Any]] = []
+        self._flushes: set[asyncio.Task[None]] = set()
         r = self.redis
         self._append = r.register_script(_APPEND)
         self._acquire = r.register_script(_ACQUIRE)
@@ -412,18 +416,56 @@ class RedisPresence(Presence):
         return dict(zip(room_ids, owners, strict=True))
 
     # -- event log --------------------------------------------------------------
-    @_guard
     async def append_event(self, room_id: str, event: JSON, expected_seq: int | None = None) -> int:
         if "seq" in event:
             event = {k: v for k, v in event.items() if k != "seq"}
-        seq = await self._append(
-            keys=[self.k("log", room_id), self.k("ch", "room", room_id)],
-            args=[_dumps(event), "" if expected_seq is None else str(expected_seq)],
-        )
-        seq = int(seq)
+        keys = [self.k("log", room_id), self.k("ch", "room", room_id)]
+        args = [_dumps(event), "" if expected_seq is None else str(expected_seq)]
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._appends.append((keys, args, fut))
+        if len(self._appends) == 1:
+            asyncio.get_running_loop().call_soon(self._flush_appends)
+        seq = int(await fut)
         if seq < 0:
             raise SeqConflict(f"room {room_id}: next seq is {-seq}, not {expected_seq}")
         return seq
+
+    def _flush_appends(self) -> None:
+        batch, self._appends = self._appends, []
+        task = asyncio.ensure_future(self._send_appends(batch))
+        self._flushes.add(task)
+        task.add_done_callback(self._flushes.discard)
+
+    async def _send_appends(self, batch: list[tuple[list[str], list[str], Any]]) -> None:
+        """Appends of every room made in one loop iteration go in one pipeline (one round
+        trip); each room appends one event at a time, so its order is its own."""
+        try:
+            if len(batch) == 1:
+                keys, args, _ = batch[0]
+                results = [await self._append(keys=keys, args=args)]
+            else:
+                async with self.redis.pipeline(transaction=False) as p:
+                    for keys, args, _ in batch:
+                        await self._append(keys=keys, args=args, client=p)
+                    results = await p.execute(raise_on_error=False)
+        except (RedisError, OSError, TimeoutError) as exc:
+            err = PresenceError(f"redis: {type(exc).__name__}: {exc}")
+            for _, _, fut in batch:
+                if not fut.done():
+                    fut.set_exception(err)
+            return
+        except BaseException as exc:
+            for _, _, fut in batch:
+                if not fut.done():
+                    fut.set_exception(PresenceError(f"redis: {exc!r}"))
+            raise
+        for (_, _, fut), result in zip(batch, results, strict=True):
+            if fut.done():
+                continue
+            if isinstance(result, Exception):
+                fut.set_exception(PresenceError(f"redis: {result}"))
+            else:
+                fut.set_result(result)
 
     @_guard
     async def read_events(
