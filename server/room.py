@@ -556,6 +556,8 @@ class Room:
             raise ProtocolError(ErrorCode.NOT_STARTED, "the game has not started")
         events = self.match.submit_move(seat, move, self._now())
         await self._apply(events)
+        if events[0]["type"] != "move":  # the flag fell before the move arrived
+            raise ProtocolError(ErrorCode.GAME_OVER, "your time ran out before the move arrived")
 
     async def resign(self, session: str) -> None:
         seat = self._seated(session)

@@ -100,10 +100,10 @@ async def test_session_resume_by_token_only(presence: Presence) -> None:
 
 
 async def test_session_expires_and_touch_extends(presence: Presence) -> None:
+    await presence.create_session("kept", "t2", {}, ttl=0.5)
     await presence.create_session("short", "t1", {}, ttl=0.15)
-    await presence.create_session("kept", "t2", {}, ttl=0.15)
     assert await presence.touch_session("kept", ttl=30)
-    await asyncio.sleep(0.3)  # TTL expiry has no event to await
+    await asyncio.sleep(0.6)  # TTL expiry has no event to await; "kept" outlives its 0.5 s
     assert await presence.get_session("short") is None
     assert await presence.resume_session("t1") is None
     assert not await presence.touch_session("short", ttl=30)
@@ -168,11 +168,11 @@ async def test_room_registry(presence: Presence) -> None:
 
 async def test_room_leases(presence: Presence) -> None:
     assert await presence.room_owner("r1") is None
-    assert await presence.acquire_room("r1", "node-a", ttl=0.2)
-    assert await presence.acquire_room("r1", "node-a", ttl=0.2)  # re-entrant
+    assert await presence.acquire_room("r1", "node-a", ttl=5)
+    assert await presence.acquire_room("r1", "node-a", ttl=5)  # re-entrant
     assert not await presence.acquire_room("r1", "node-b", ttl=5)
     assert await presence.room_owner("r1") == "node-a"
-    assert await presence.renew_room("r1", "node-a", ttl=0.2)
+    assert await presence.renew_room("r1", "node-a", ttl=5)
     assert not await presence.renew_room("r1", "node-b", ttl=5)
     assert not await presence.release_room("r1", "node-b")
     assert await presence.release_room("r1", "node-a")

@@ -99,9 +99,26 @@ async def test_clock_timeout_ends_the_game(arena: Any) -> None:
         await ann.move(room, started.legal_moves[0])
 
 
+async def test_a_move_that_arrives_after_the_flag_is_refused(arena: Any) -> None:
+    await arena.start()
+    room, (ann, bob), started = await start_game(arena, time_control=m.PerMove(ms=1000))
+    mover = [ann, bob][started.to_move]
+    # Keep the room's actor busy past the deadline with the move queued behind: the
+    # move is then handled after the flag fell, before the timer's own check.
+    r = arena.arena.rooms[room]
+    hold = asyncio.ensure_future(r.ask(asyncio.sleep, 1.2))
+    with pytest.raises(GameOverError) as late:
+        await mover.move(room, started.legal_moves[0])
+    assert "time ran out" in late.value.message
+    await hold
+    over = await ann.next(type="game_over", room=room)
+    assert over.result.reason == "timeout" and over.result.winner == 1 - started.to_move
+    assert [e.type for e in ann.events(room)].count("move_made") == 0
+
+
 async def test_per_move_clock_runs_out_after_moves(arena: Any) -> None:
     await arena.start()
-    room, (ann, bob), started = await start_game(arena, time_control=m.PerMove(ms=400))
+    room, (ann, bob), started = await start_game(arena, time_control=m.PerMove(ms=1000))
     mover = [ann, bob][started.to_move]
     await mover.move(room, started.legal_moves[0])
     over = await ann.next(type="game_over", room=room, timeout=5)
