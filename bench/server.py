@@ -472,12 +472,20 @@ def load_worker(
         loop = asyncio.get_running_loop()
         stats = Stats()
         gate = asyncio.Semaphore(OPENING)
-        conns = await asyncio.gather(*(open_ws(url, gate) for _ in range(2 * pairs)))
-        players: list[Player] = []
-        if mode == "arena":
-            names = [f"w{index}-{i}" for i in range(len(conns))]
-            await asyncio.gather(*(login(ws, n) for ws, n in zip(conns, names, strict=True)))
-            players = [Player(ws, stats, opts["think"]) for ws in conns]
+
+        async def one(i: int) -> ClientConnection:
+            ws = await open_ws(url, gate)
+            if mode == "arena":
+                async with gate:
+                    await login(ws, f"w{index}-{i}")
+            return ws
+
+        try:
+            conns = await asyncio.gather(*(one(i) for i in range(2 * pairs)))
+        except Exception as exc:  # report it rather than leave the parent waiting
+            pipe.send(f"{type(exc).__name__}: {exc}")
+            return {}
+        players = [Player(ws, stats, opts["think"]) for ws in conns] if mode == "arena" else []
         pipe.send("ready")
         start, end = await loop.run_in_executor(None, pipe.recv)
         window = Window(start, end)
@@ -554,7 +562,11 @@ def run_load(
     for p in pipes:
         if not p.poll(120):
             raise RuntimeError(f"{mode}: a worker did not connect in 120 s")
-        p.recv()
+        status = p.recv()
+        if status != "ready":
+            for proc in procs:
+                proc.kill()
+            raise RuntimeError(f"{mode}: a worker could not log its clients in: {status}")
     start = time.monotonic() + 0.2 + args.warmup
     end = start + args.duration / args.rounds
     for p in pipes:
@@ -638,8 +650,8 @@ def arena_phase(
     args: argparse.Namespace, presence_url: str | None, profile: str | None, think: float = 0.0
 ) -> dict[str, Any]:
     serve_args = [] if args.keep_rate_limit else ["--rate", "1000000/1000000"]
-    if presence_url:
-        serve_args += ["--redis", presence_url]
+    if presence_url:  # a fresh key prefix per run: nothing left over from the last one
+        serve_args += ["--redis", presence_url, "--redis-prefix", f"bench-{free_port()}:"]
     srv = start_server(arena_server, serve_args, profile, args.server_log)
     try:
         opts = {"warmup": args.warmup, "game": "collapsi", "rules": args.rules, "think": think}
@@ -862,6 +874,8 @@ def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
             f"{redis['server_cpu_us'] / arena['server_cpu_us']:.2f} "
             "(redis-server's own CPU not counted)"
         )
+    if "redis_failed" in res:
+        lines.append(f"redis: failed, {res['redis_failed']}")
     elif "redis_skipped" in res:
         lines.append(f"redis: skipped, {res['redis_skipped']}")
     for name in ("arena", "echo", "paced", "redis"):
@@ -957,8 +971,11 @@ def main(argv: list[str] | None = None) -> int:
             runs["echo"].append(echo_phase(args, payload))
             if args.think > 0:
                 runs["paced"].append(arena_phase(args, None, None, args.think))
-            if url is not None:
-                runs["redis"].append(arena_phase(args, url, None))
+            if url is not None and "redis_failed" not in res:
+                try:
+                    runs["redis"].append(arena_phase(args, url, None))
+                except RuntimeError as exc:
+                    res["redis_failed"] = str(exc)
     for name, rounds in runs.items():
         if rounds:
             res[name] = summarize(rounds)
