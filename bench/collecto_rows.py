@@ -4,7 +4,8 @@ Positions are sampled from seeded random games, so every run measures the
 same boards. Listing is timed per position (median and 90th percentile) for
 positions with single moves and for those that need the 784-pair double
 search (ruling 13), against a baseline in this file that checks the whole
-board for pairs after every push instead of only the pushed line.
+board for pairs after every push instead of only the pushed line. Times are
+this process's CPU time (one core), as in ``bench/engine.py``.
 
 Run alone: ``.venv/bin/python bench/collecto_rows.py [--games N] [--json PATH]``.
 """
@@ -71,9 +72,9 @@ def sample_positions(games: int, seed: int = 1) -> tuple[list[B.Board], list[B.B
 def _time_each(fn: Any, boards: list[B.Board]) -> list[float]:
     out = []
     for board in boards:
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         fn(board)
-        out.append(time.perf_counter() - t0)
+        out.append(time.process_time() - t0)
     return out
 
 
@@ -115,14 +116,14 @@ def collecto_rows(games: int = 200, playout_seconds: float = 2.0) -> list[dict[s
     ]
     rng = random.Random(7)
     played = moves = 0
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < playout_seconds:
+    t0 = time.process_time()
+    while time.process_time() - t0 < playout_seconds:
         game = CollectoGame.new(seed=played)
         while not game.is_over():
             game.play(rng.choice(game.legal_moves()))
             moves += 1
         played += 1
-    elapsed = time.perf_counter() - t0
+    elapsed = time.process_time() - t0
     rows.append(
         {
             "name": "collecto random playouts (deal + play to the end)",
@@ -136,23 +137,28 @@ def collecto_rows(games: int = 200, playout_seconds: float = 2.0) -> list[dict[s
 
 # -- rows in bench/engine.py's form: runner(seconds) -> (operations, seconds) ------------
 def _timed_batches(batch: Any, seconds: float) -> tuple[int, float]:
+    """Batches for ``seconds`` of this process's CPU time (one core), like bench/engine.py."""
     ops = 0
-    start = time.perf_counter()
+    start = time.process_time()
     while True:
         ops += batch()
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
         if elapsed >= seconds:
             return ops, elapsed
 
 
-def collecto_listing(kind: str, seconds: float) -> tuple[int, float]:
-    """Full legal-move listings on sampled positions: ``all``, ``single`` or ``double``."""
+def collecto_listing(kind: str, seconds: float, lister: Any = None) -> tuple[int, float]:
+    """Full legal-move listings on sampled positions: ``all``, ``single`` or ``double``.
+
+    ``lister`` defaults to the engine's; :func:`naive_legal` gives the baseline row.
+    """
+    lister = lister or B.legal_moves
     with_single, need_double = sample_positions(60)
     boards = {"all": with_single + need_double, "single": with_single, "double": need_double}[kind]
 
     def batch() -> int:
         for board in boards:
-            B.legal_moves(board)
+            lister(board)
         return len(boards)
 
     return _timed_batches(batch, seconds)
@@ -181,6 +187,11 @@ COLLECTO_BENCHMARKS: list[tuple[str, str, Any]] = [
         "collecto legal-move listing (all positions)",
         "lists/s",
         lambda s: collecto_listing("all", s),
+    ),
+    (
+        "collecto listing (all), full-scan baseline",
+        "lists/s",
+        lambda s: collecto_listing("all", s, naive_legal),
     ),
     (
         "collecto legal-move listing (784 doubles)",

@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.collecto_rows import COLLECTO_BENCHMARKS
 from engine.collapsi import CollapsiGame
 
 
@@ -145,6 +146,7 @@ BENCHMARKS: list[tuple[str, str, Callable[[float], tuple[int, float]]]] = [
         "gens/s",
         lambda s: collapsi_movegen("big-board", "standard", s),
     ),
+    *COLLECTO_BENCHMARKS,
 ]
 
 
