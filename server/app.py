@@ -607,6 +607,8 @@ class Arena:
         s = self._session(conn)
         if msg.invite is not None:
             room_id = self.invites.get(msg.invite)
+            if room_id is None and self.cluster is not None:  # a room of another node?
+                room_id = await self.presence.find_invite(msg.invite)
             if room_id is None:
                 raise ProtocolError(ErrorCode.UNKNOWN_ROOM, "no room with that invite code")
         else:

@@ -448,14 +448,6 @@ class Cluster:
     def _serve_call(self, msg: dict[str, Any]) -> None:
         origin, rid, room_id = msg["from"], msg.get("id"), msg["room"]
         fn, args = msg["fn"], msg["a"]
-        if args and isinstance(args[0], str):
-            session = args[0]
-            self.routes[session] = origin
-            if "n" in msg:
-                self.names[session] = msg["n"]
-            timer = self._attach_timers.pop((room_id, session), None)
-            if timer is not None:
-                timer.cancel()
         if fn not in ROOM_CALLS:
             if rid is not None:
                 err = {"code": str(ErrorCode.BAD_REQUEST), "message": fn}
@@ -465,7 +457,7 @@ class Cluster:
         if room is None or room.closed:  # retired here, or never ours: restore if the lease is
             self.arena.spawn(self._serve_after_takeover(msg))
             return
-        self._run_call(room, origin, rid, fn, args)
+        self._run_call(room, origin, rid, fn, args, msg.get("n"))
 
     async def _serve_after_takeover(self, msg: dict[str, Any]) -> None:
         origin, rid, room_id = msg["from"], msg.get("id"), msg["room"]
@@ -477,14 +469,31 @@ class Cluster:
             if rid is not None:
                 self.send(origin, {"k": "r", "id": rid, "e": {"code": "moved", "message": ""}})
             return
-        self._run_call(room, origin, rid, msg["fn"], msg["a"])
+        self._run_call(room, origin, rid, msg["fn"], msg["a"], msg.get("n"))
 
-    def _run_call(self, room: Room, origin: str, rid: int | None, fn: str, args: list[Any]):
+    def _run_call(
+        self, room: Room, origin: str, rid: int | None, fn: str, args: list[Any], name: Any
+    ) -> None:
         method = getattr(room, fn)
+        session = args[0] if args and isinstance(args[0], str) else None
+
+        async def routed(*a: Any) -> Any:
+            # inside the actor: events before this point went to the old route, the ones
+            # after it (and this call's catch-up or replies) go to the new one, in order
+            if session is not None:
+                self.routes[session] = origin
+                if name:
+                    self.names[session] = name
+                timer = self._attach_timers.pop((room.id, session), None)
+                if timer is not None:
+                    timer.cancel()
+            return await method(*a)
+
+        routed.__name__ = fn
         if rid is None:
-            room.post(method, *args)
+            room.post(routed, *args)
             return
-        task = asyncio.ensure_future(room.ask(method, *args))
+        task = asyncio.ensure_future(room.ask(routed, *args))
         task.add_done_callback(lambda t: self._reply(origin, rid, t))
 
     def _reply(self, origin: str, rid: int, task: asyncio.Future[Any]) -> None:
@@ -727,6 +736,7 @@ class Cluster:
                 rid = entry.get("room")
                 if rid and rid not in self.arena.rooms:
                     interest.add(rid)
+        await self._check_member_nodes()
         owners = await self.presence.room_owners(sorted(interest))
         for room_id, owner in owners.items():
             if owner is None:
@@ -736,6 +746,27 @@ class Cluster:
                 self._attach(room_id, owner)
             elif owner != self.node:
                 self.remote[room_id] = owner
+
+    async def _check_member_nodes(self) -> None:
+        """Members of our rooms whose node died are disconnected: they have the grace
+        period to resume on another node, or lose by abandonment."""
+        peers = {n for n in self.routes.values() if n != self.node}
+        if not peers:
+            return
+        alive = await self.presence.nodes_alive(sorted(peers))
+        dead = {n for n, ok in alive.items() if not ok}
+        if not dead:
+            return
+        for sid, node in list(self.routes.items()):
+            if node not in dead:
+                continue
+            del self.routes[sid]
+            for room in list(self.arena.rooms.values()):
+                if sid in room.members:
+                    room.post(room.disconnected, sid)
+                    if room.seat_of(sid) is not None:
+                        self._await_attach(room, sid)
+        log.warning("member_nodes_gone", nodes=sorted(dead))
 
     async def _try_take_over(self, room_id: str) -> None:
         try:

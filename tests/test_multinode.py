@@ -120,9 +120,11 @@ def serve_argv(redis_url: str, prefix: str, node: str, grace: float = 30.0) -> l
 
 
 @contextlib.asynccontextmanager
-async def cluster(redis_url: str, prefix: str, names: list[str]) -> AsyncIterator[list[Node]]:
+async def cluster(
+    redis_url: str, prefix: str, names: list[str], grace: float = 30.0
+) -> AsyncIterator[list[Node]]:
     nodes = await asyncio.gather(
-        *(start_node(serve_argv(redis_url, prefix, n), name=n) for n in names)
+        *(start_node(serve_argv(redis_url, prefix, n, grace), name=n) for n in names)
     )
     try:
         yield list(nodes)
@@ -187,10 +189,15 @@ async def play(seats: dict[int, Client], room: str, acked: list[str], max_moves:
     return last_turn(next(iter(seats.values())), room)[0] is None
 
 
-async def start_game(ann: Client, bob: Client, tc: Any = None) -> str:
-    state = await ann.create_room("collapsi", seat=0, time_control=tc)
+async def start_game(ann: Client, bob: Client, tc: Any = None, private: bool = False) -> str:
+    state = await ann.create_room("collapsi", seat=0, time_control=tc, private=private)
     room = state.room
-    await retry(lambda: bob.join(room))
+    if private:  # the invite code works on every node
+        assert state.invite is not None
+        joined = await retry(lambda: bob.join(invite=state.invite))
+        assert joined.room == room
+    else:
+        await retry(lambda: bob.join(room))
     await retry(lambda: bob.take_seat(room, 1))
     await ann.ready(room)
     await bob.ready(room)
@@ -330,3 +337,23 @@ async def test_redis_stopped_and_restarted_during_play() -> None:
         with contextlib.suppress(Exception):
             delete_prefix(server.url, prefix)
         server.close()
+
+
+async def test_player_whose_node_died_and_never_returns_loses_by_abandonment(
+    redis_url: str, redis_prefix: str
+) -> None:
+    async with cluster(redis_url, redis_prefix, ["a1", "a2"], grace=1.5) as (a1, a2):
+        ann, bob = await client(a1.url, "ann"), await client(a2.url, "bob")
+        try:
+            room = await start_game(ann, bob, private=True)  # owned by a1, bob on a2
+            acked: list[str] = []
+            assert not await play({0: ann, 1: bob}, room, acked, 2)
+            a2.kill9()
+            gone = await ann.next(type="player_disconnected", room=room, timeout=15)
+            assert (gone.name, gone.seat) == ("bob", 1)
+            over = await ann.next(type="game_over", room=room, timeout=15)
+            assert over.result.reason == "abandon"
+            assert over.result.winner == 0
+        finally:
+            for c in (ann, bob):
+                await c.close()

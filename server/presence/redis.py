@@ -10,6 +10,7 @@ several deployments or test runs can share one Redis:
 ``P lobby``                   hash: room id -> lobby summary (JSON)
 ``P room:{id}``               string: the room's settings and members (JSON)
 ``P lease:{id}``              string: the owning node; PX TTL, renewed by the owner
+``P invite:{code}``           string: the private room an invite code opens
 ``P log:{id}``                stream: the room's events, entry id ``{seq}-1``, field ``e``
 ``P q:{queue}``               sorted set: player -> arrival number (quick-match order)
 ``P qd:{queue}``              hash: player -> ``{"rating", "data"}`` (JSON)
@@ -378,7 +379,17 @@ class RedisPresence(Presence):
     # -- rooms ------------------------------------------------------------------
     @_guard
     async def put_room(self, room_id: str, meta: JSON) -> None:
-        await self.redis.set(self.k("room", room_id), _dumps(meta))
+        invite = meta.get("invite")
+        async with self.redis.pipeline(transaction=True) as p:
+            p.set(self.k("room", room_id), _dumps(meta))
+            if isinstance(invite, str) and invite:
+                p.set(self.k("invite", invite), room_id)
+            await p.execute()
+
+    @_guard
+    async def find_invite(self, code: str) -> str | None:
+        """The room a private room's invite code opens (any node's)."""
+        return await self.redis.get(self.k("invite", code))
 
     @_guard
     async def get_room(self, room_id: str) -> JSON | None:
@@ -387,9 +398,12 @@ class RedisPresence(Presence):
 
     @_guard
     async def delete_room(self, room_id: str) -> None:
-        await self.redis.delete(
-            self.k("room", room_id), self.k("lease", room_id), self.k("log", room_id)
-        )
+        keys = [self.k("room", room_id), self.k("lease", room_id), self.k("log", room_id)]
+        raw = await self.redis.get(self.k("room", room_id))
+        invite = None if raw is None else json.loads(raw).get("invite")
+        if isinstance(invite, str) and invite:
+            keys.append(self.k("invite", invite))
+        await self.redis.delete(*keys)
 
     @_guard
     async def acquire_room(self, room_id: str, node_id: str, ttl: float) -> bool:
