@@ -142,3 +142,90 @@ def test_naive_reference_on_a_hand_checked_deal() -> None:
         (1, 2),
         (3, 2),
     ]
+
+
+# -- Shifting Board (ruling 5), with its own naive rotation ---------------------------------------
+
+
+def naive_shift_apply(grid, down, pawns, mover, dest, shift):
+    """Move the mover to ``dest``, collapse its start, then rotate by list slicing."""
+    h, w = len(grid), len(grid[0])
+    g = [row[:] for row in grid]
+    d = [row[:] for row in down]
+    sr, sc = pawns[mover]
+    d[sr][sc] = True
+    ps = list(pawns)
+    ps[mover] = dest
+    r, c = dest
+    if shift in "<>":
+        k = -1 if shift == "<" else 1
+        g[r] = g[r][-1:] + g[r][:-1] if k == 1 else g[r][1:] + g[r][:1]
+        d[r] = d[r][-1:] + d[r][:-1] if k == 1 else d[r][1:] + d[r][:1]
+        ps = [(pr, (pc + k) % w) if pr == r else (pr, pc) for pr, pc in ps]
+    else:
+        k = -1 if shift == "^" else 1
+        col_g = [g[i][c] for i in range(h)]
+        col_d = [d[i][c] for i in range(h)]
+        for i in range(h):
+            g[(i + k) % h][c] = col_g[i]
+            d[(i + k) % h][c] = col_d[i]
+        ps = [((pr + k) % h, pc) if pc == c else (pr, pc) for pr, pc in ps]
+    return g, d, ps
+
+
+def naive_shift_lines(grid, down, pawns, mover, rules, depth):
+    """Lines of ``depth`` plies in Shifting Board: every (destination, shift) pair.
+
+    ``down`` is a nested list of booleans (collapsed cards); cards, gaps and pawns
+    are rotated together, by list slicing.
+    """
+    if depth == 0:
+        return 1
+    h, w = len(grid), len(grid[0])
+    collapsed = {(r, c) for r in range(h) for c in range(w) if down[r][c]}
+    dests = naive_destinations(grid, collapsed, pawns, mover, rules)
+    if not dests:
+        return 1
+    total = 0
+    for dest in dests:
+        for shift in "<>^v":
+            g, d, ps = naive_shift_apply(grid, down, pawns, mover, dest, shift)
+            total += naive_shift_lines(g, d, ps, 1 - mover, rules, depth - 1)
+    return total
+
+
+def engine_shift_lines(game: CollapsiGame, depth: int) -> int:
+    if depth == 0 or game.is_over():
+        return 1
+    total = 0
+    for move in game.legal_moves():
+        game.play(move)
+        total += engine_shift_lines(game, depth - 1)
+        game.undo()
+    return total
+
+
+@pytest.mark.parametrize("rules", ["standard", "classic"])
+def test_ruling_5_shifting_perft_agrees_with_naive_rotation(rules: str) -> None:
+    game = CollapsiGame.new(rules=rules, variant="shifting", seed=9)
+    rng = random.Random(9)
+    for _ in range(2):  # a couple of plies in, so gaps exist and travel
+        game.play(rng.choice(game.legal_moves()))
+    pos = game.to_position()
+    grid = [["J1234"[pos.cards[r * 4 + c]] for c in range(4)] for r in range(4)]
+    down = [[bool(pos.collapsed >> (r * 4 + c) & 1) for c in range(4)] for r in range(4)]
+    pawns = [divmod(p, 4) for p in pos.pawns]
+    depth = 2 if rules == "classic" else 3
+    expected = naive_shift_lines(grid, down, pawns, pos.to_move, rules, depth)
+    assert expected > 100
+    assert engine_shift_lines(game, depth) == expected
+    # and each single move lands on the same board as the naive rotation
+    for move in game.legal_moves():
+        dest, shift = divmod(int(move[:-1]), 4), move[-1]
+        g, d, ps = naive_shift_apply(grid, down, pawns, pos.to_move, dest, shift)
+        after = game.copy()
+        after.play(move)
+        got = after.to_position()
+        assert [["J1234"[got.cards[r * 4 + c]] for c in range(4)] for r in range(4)] == g
+        assert [[bool(got.collapsed >> (r * 4 + c) & 1) for c in range(4)] for r in range(4)] == d
+        assert [divmod(p, 4) for p in got.pawns] == ps, move
