@@ -309,7 +309,10 @@ class Room:
         if self.arena.cluster is not None and not self.closed:
             from server.cluster import room_meta
 
-            await self.arena.presence.put_room(self.id, room_meta(self, self.arena.node))
+            meta = room_meta(self, self.arena.node)
+            if meta != getattr(self, "_saved_meta", None):  # seats live in the log
+                await self.arena.presence.put_room(self.id, meta)
+                self._saved_meta = meta
 
     # -- membership -------------------------------------------------------------------------
     async def join(

@@ -144,6 +144,13 @@ redis.call('PEXPIRE', ARGV[2] .. t, ARGV[1])
 return 1
 """
 
+# KEYS: lobby hash, lobby channel; ARGV: room id, summary JSON, upsert event JSON
+_LOBBY_UPSERT = """
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PUBLISH', KEYS[2], ARGV[3])
+return 1
+"""
+
 # KEYS: lobby hash, lobby channel; ARGV: room id, remove event JSON
 _LOBBY_REMOVE = """
 if redis.call('HDEL', KEYS[1], ARGV[1]) == 1 then
@@ -261,6 +268,7 @@ class RedisPresence(Presence):
         self._update_session = r.register_script(_UPDATE_SESSION)
         self._touch_session = r.register_script(_TOUCH_SESSION)
         self._lobby_remove = r.register_script(_LOBBY_REMOVE)
+        self._lobby_upsert = r.register_script(_LOBBY_UPSERT)
 
     def k(self, *parts: str) -> str:
         return self.prefix + ":".join(parts)
@@ -356,10 +364,11 @@ class RedisPresence(Presence):
     # -- lobby ------------------------------------------------------------------
     @_guard
     async def lobby_upsert(self, room_id: str, summary: JSON) -> None:
-        async with self.redis.pipeline(transaction=True) as p:
-            p.hset(self.k("lobby"), room_id, _dumps(summary))
-            p.publish(self.k("ch", "lobby"), _dumps({"op": "upsert", "room": summary}))
-            await p.execute()
+        text = _dumps(summary)
+        await self._lobby_upsert(
+            keys=[self.k("lobby"), self.k("ch", "lobby")],
+            args=[room_id, text, '{"op":"upsert","room":' + text + "}"],
+        )
 
     @_guard
     async def lobby_remove(self, room_id: str) -> None:
@@ -380,10 +389,12 @@ class RedisPresence(Presence):
     @_guard
     async def put_room(self, room_id: str, meta: JSON) -> None:
         invite = meta.get("invite")
+        if not (isinstance(invite, str) and invite):
+            await self.redis.set(self.k("room", room_id), _dumps(meta))
+            return
         async with self.redis.pipeline(transaction=True) as p:
             p.set(self.k("room", room_id), _dumps(meta))
-            if isinstance(invite, str) and invite:
-                p.set(self.k("invite", invite), room_id)
+            p.set(self.k("invite", invite), room_id)
             await p.execute()
 
     @_guard
