@@ -429,10 +429,18 @@ class Cluster:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[rid] = fut
         self.send(room.owner, self.call_message(room.id, fn, args, rid))
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + CALL_TIMEOUT
         try:
-            return await asyncio.wait_for(fut, CALL_TIMEOUT)
-        except TimeoutError:
-            raise PresenceError(f"node {room.owner} did not answer for room {room.id}") from None
+            while True:  # waiting, look now and then whether the room changed hands
+                left = deadline - loop.time()
+                if left <= 0:
+                    raise PresenceError(f"node {room.owner} did not answer for room {room.id}")
+                try:
+                    return await asyncio.wait_for(asyncio.shield(fut), min(left, 0.25))
+                except TimeoutError:
+                    if await self.presence.room_owner(room.id) != room.owner:
+                        raise _Moved() from None
         except _Moved:
             if not retry:
                 raise ProtocolError(ErrorCode.UNAVAILABLE, "the room is moving") from None
