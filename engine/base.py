@@ -155,6 +155,20 @@ class Game(ABC):
     rule_sets: ClassVar[tuple[str, ...]]
     #: variant names this game knows, the first is the default
     variants: ClassVar[tuple[str, ...]]
+    #: rule set name -> the published version of the rules it implements
+    rules_versions: ClassVar[dict[str, str]]
+
+    @classmethod
+    def version_of(cls, rules: str | None) -> str:
+        """The rules version a game of rule set ``rules`` (None: the default) plays.
+
+        Lets a room name its rules version before any game is dealt.
+        """
+        name = cls.rule_sets[0] if rules is None else rules
+        try:
+            return cls.rules_versions[name]
+        except KeyError:
+            raise SetupError(f"unknown rule set {name!r} for {cls.name}") from None
 
     # -- construction -------------------------------------------------------
     @classmethod

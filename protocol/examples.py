@@ -40,9 +40,10 @@ SEATS_WAITING = [
     SeatInfo(seat=0, label="red", player=ANN, ready=False),
     SeatInfo(seat=1, label="blue", player=None),
 ]
+# A game in progress: starting a game clears every ready flag (the server sends no ready_changed).
 SEATS_PLAYING = [
-    SeatInfo(seat=0, label="red", player=ANN, ready=True),
-    SeatInfo(seat=1, label="blue", player=BOT, ready=True),
+    SeatInfo(seat=0, label="red", player=ANN, ready=False),
+    SeatInfo(seat=1, label="blue", player=BOT, ready=False),
 ]
 VIEW_START = {
     "game": "collapsi",

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from pydantic import TypeAdapter
 
-from engine.base import Result, new_game
+from engine.base import Result, game_class, new_game
 from engine.match import Match, TimeControl
 from protocol import messages as m
 from protocol.codec import to_wire
@@ -254,7 +254,7 @@ class Room:
         s = self.settings
         seat = None if session is None else self.seat_of(session)
         role = self.members.get(session or "", "spectator")
-        fields: dict[str, Any] = {}
+        fields: dict[str, Any] = {"rules_version": game_class(s.game).version_of(s.rules)}
         if self.match is not None:
             g = self.match.game
             fields = {

@@ -217,3 +217,15 @@ async def test_logout_ends_the_session(arena: Any) -> None:
         await other.request(m.Resume(token=token))
     with pytest.raises(ConnectionLost):
         await ann.ping()
+
+
+async def test_a_waiting_room_names_its_rules_version(arena: Any) -> None:
+    """Every room_state names the rules version, even before a game is dealt (ruling 1)."""
+    await arena.start()
+    ann = await arena.client("ann")
+    classic = await ann.create_room("collapsi", rules="classic", seat=0)
+    assert classic.status == "waiting" and classic.rules_version == "1.1.0"
+    standard = await ann.create_room("collapsi", seat=0)
+    assert standard.rules == "standard" and standard.rules_version == "1.3.1"
+    collecto = await ann.create_room("collecto", seat=0)
+    assert collecto.rules_version == "2020"

@@ -232,6 +232,7 @@ class CollapsiGame(Game):
 
     name = "collapsi"
     rule_sets = ("standard", "classic")
+    rules_versions = RULES_VERSIONS
     variants = ("base", "big-board", "shifting", "players-choice", "solo", "custom")
 
     _spec: Spec

@@ -24,6 +24,7 @@ class CollectoGame(Game):
     rule_sets = ("standard",)
     variants = ("base",)
     RULES_VERSION = "2020"
+    rules_versions = {"standard": RULES_VERSION}
 
     def __init__(self, board: B.Board, seed: int | None) -> None:
         self._setup = B.format_board(board)
