@@ -234,6 +234,9 @@ class Arena:
         return room
 
     async def _save_session(self, s: Session) -> None:
+        if self.cluster is not None and s.node and s.node != self.node:  # matched from here
+            self.cluster.send(s.node, {"k": "rooms", "s": s.id, "rooms": sorted(s.rooms)})
+            return
         with contextlib.suppress(Exception):
             await self.presence.update_session(s.id, s.data())
 
@@ -750,6 +753,9 @@ class Arena:
     async def _start_matched(self, pair: tuple[dict[str, Any], dict[str, Any]]) -> None:
         a, b = pair
         sa, sb = self.sessions.get(a["player"]), self.sessions.get(b["player"])
+        if self.cluster is not None and (sa is None or sb is None):  # queued on another node
+            sa = sa or await self.cluster.remote_session(a["player"], sb)
+            sb = sb or await self.cluster.remote_session(b["player"], sa)
         live = [x for x in (sa, sb) if x is not None and x.conn is not None]
         if len(live) < 2:  # someone left meanwhile: put the other back
             for entry, s in ((a, sa), (b, sb)):

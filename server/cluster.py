@@ -286,6 +286,19 @@ class RemoteRoom:
         self.cluster.send(self.owner, self.cluster.call_message(self.id, fn.__name__, list(args)))
 
 
+class RemoteConn:
+    """The connection of a session on another node: what is sent goes through that node."""
+
+    def __init__(self, cluster: Cluster, node: str, session: str) -> None:
+        self.cluster = cluster
+        self.node = node
+        self.session = session
+
+    def send(self, msg: Any) -> None:
+        out = msg if isinstance(msg, Outgoing) else Outgoing.of(msg)
+        self.cluster.send(self.node, (self.session, out))
+
+
 # -- node-to-node messages ---------------------------------------------------------------
 
 
@@ -584,6 +597,12 @@ class Cluster:
                 arena.spawn(arena._save_session(s))
         elif k == "drop":
             arena.drop_session(msg["s"])
+        elif k == "rooms":  # another node's matchmaker put our session in a room
+            s = arena.sessions.get(msg["s"])
+            if s is not None:
+                s.rooms |= set(msg["rooms"])
+                s.queue = None
+                arena.spawn(arena._save_session(s))
         elif k == "resync":
             self._attach_all()
 
@@ -624,6 +643,26 @@ class Cluster:
         self.remote.setdefault(room_id, owner)
         members = {sid: v["role"] for sid, v in (meta.get("members") or {}).items()}
         return RemoteRoom(self, room_id, owner, settings_from_meta(meta), members)
+
+    async def remote_session(self, sid: str, partner: Any = None) -> Any:
+        """A session connected to another live node, as a stand-in this node's matchmaker
+        can seat (its messages go through that node); None if it is gone."""
+        data = await self.presence.get_session(sid)
+        node = (data or {}).get("node")
+        if not data or not data.get("player") or not node or node == self.node:
+            return None
+        if not (await self.presence.nodes_alive([node])).get(node):
+            return None
+        from server.app import Session
+
+        s = Session(sid, "", node)
+        s.player = data["player"]
+        s.rooms = set(data.get("rooms") or [])
+        s.queue = getattr(partner, "queue", None)
+        s.conn = RemoteConn(self, node, sid)  # type: ignore[assignment]
+        self.routes[sid] = node
+        self.names[sid] = s.player["name"]
+        return s
 
     def cached_room(self, room_id: str) -> RemoteRoom | None:
         """A stand-in for posting to a room owned elsewhere (no presence round trip)."""

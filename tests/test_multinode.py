@@ -357,3 +357,26 @@ async def test_player_whose_node_died_and_never_returns_loses_by_abandonment(
         finally:
             for c in (ann, bob):
                 await c.close()
+
+
+async def test_quick_match_pairs_players_of_different_nodes(
+    redis_url: str, redis_prefix: str
+) -> None:
+    async with cluster(redis_url, redis_prefix, ["q1", "q2"]) as (q1, q2):
+        ann, bob = await client(q1.url, "ann"), await client(q2.url, "bob")
+        try:
+            await ann.quick_match("collapsi", rated=False)
+            await bob.quick_match("collapsi", rated=False)
+            ma = await ann.next(type="matched", timeout=15)
+            mb = await bob.next(type="matched", timeout=15)
+            assert ma.room == mb.room and {ma.seat, mb.seat} == {0, 1}
+            seats = {ma.seat: ann, mb.seat: bob}
+            for c in (ann, bob):
+                await c.next(type="game_started", room=ma.room)
+            acked: list[str] = []
+            assert await play(seats, ma.room, acked, 200)
+            for c in (ann, bob):
+                assert [e.move for e in c.events(ma.room) if e.type == "move_made"] == acked
+        finally:
+            for c in (ann, bob):
+                await c.close()
