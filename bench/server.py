@@ -928,8 +928,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--think",
         type=float,
-        default=0.5,
-        help="also play paced games, players thinking this many seconds on average (0.5; 0 skips)",
+        default=2.0,
+        help="also play paced games, players thinking this many seconds on average (2; 0 skips)",
     )
     parser.add_argument("--profile", metavar="PATH", help="cProfile the server in an extra round")
     parser.add_argument(
