@@ -20,6 +20,7 @@ How the pieces fit (one node):
 Several nodes sharing Redis: :mod:`server.cluster` forwards requests to the
 node that owns a room (its lease) and relays events back, and takes over the
 rooms of a dead node by replaying their logs; see its docstring and "Several
-nodes" in ``protocol/PROTOCOL.md``. Still per node: quick-match pairing, invite
-codes and the "name is online" check (``Arena.invites``, ``Arena.online_names``).
+nodes" in ``protocol/PROTOCOL.md``. Quick match pairs players of any node and
+invite codes are indexed in Redis; still per node: the "name is online" check
+(``Arena.online_names``).
 """

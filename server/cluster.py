@@ -376,7 +376,10 @@ class Cluster:
         await self.presence.node_heartbeat(self.node, self.ttl)
         self._tasks.append(asyncio.create_task(self._inbox_loop(), name="node-inbox"))
         self._tasks.append(asyncio.create_task(self._sweep_loop(), name="node-sweep"))
-        await asyncio.wait_for(self._subscribed.wait(), timeout=10)
+        try:
+            await asyncio.wait_for(self._subscribed.wait(), timeout=10)
+        except TimeoutError:
+            raise PresenceError("cannot subscribe to this node's channel") from None
 
     async def stop(self) -> None:
         for handle in self._attach_timers.values():
@@ -786,7 +789,7 @@ class Cluster:
         await self._check_member_nodes()
         owners = await self.presence.room_owners(sorted(interest))
         for room_id, owner in owners.items():
-            if owner is None:
+            if owner is None or owner == self.node:  # ownerless, or ours but retired here
                 self.arena.spawn(self._try_take_over(room_id))
             elif owner != self.node and self.remote.get(room_id, owner) != owner:
                 log.info("room_moved", room=room_id, owner=owner)

@@ -63,15 +63,19 @@ async def start_node(
     )
     assert proc.stderr is not None
     lines: list[dict[str, Any]] = []
+    other: list[bytes] = []
     url = None
     while url is None:
         raw = await asyncio.wait_for(proc.stderr.readline(), 20)
-        assert raw, f"node {name} exited before listening: {lines[-3:]}"
-        with contextlib.suppress(ValueError):
+        assert raw, f"node {name} exited before listening: {lines[-3:]} {b''.join(other[-20:])!r}"
+        try:
             entry = json.loads(raw)
-            lines.append(entry)
-            if entry.get("event") == "listening":
-                url = entry["url"]
+        except ValueError:
+            other.append(raw)
+            continue
+        lines.append(entry)
+        if entry.get("event") == "listening":
+            url = entry["url"]
     node = Node(name, proc, url)
     node.lines = lines
 

@@ -274,9 +274,19 @@ class RedisPresence(Presence):
         return self.prefix + ":".join(parts)
 
     # -- lifecycle ---------------------------------------------------------------------
-    @_guard
-    async def start(self) -> None:
-        await self.redis.ping()
+    async def start(self, wait: float = 10.0) -> None:
+        """Connect; Redis may still be starting (a compose file's ``depends_on`` does not
+        wait for it), so keep trying for ``wait`` seconds before giving up."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait
+        while True:
+            try:
+                await self.redis.ping()
+                return
+            except (RedisError, OSError, TimeoutError) as exc:
+                if loop.time() >= deadline:
+                    raise PresenceError(f"redis: cannot connect to {self.url}: {exc}") from exc
+                await asyncio.sleep(0.2)
 
     async def close(self) -> None:
         for sub in list(self._subs):
