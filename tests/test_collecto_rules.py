@@ -230,6 +230,13 @@ def test_deals_are_valid_and_reproducible() -> None:
     assert new_game("collecto", seed=7).setup() == B.format_board(D.deal(7))
 
 
+def test_negative_seeds_deal_their_own_boards() -> None:
+    # random.Random(-n) is random.Random(n); a seed must still name one deal of its own
+    boards = {B.format_board(D.deal(seed)) for seed in range(-50, 50)}
+    assert len(boards) == 100
+    _assert_valid_deal(D.deal(-3))
+
+
 def test_a_deal_with_no_single_move_is_dealt_again_from_the_same_seed() -> None:
     for seed in range(5000):
         rng = random.Random(seed)
@@ -245,12 +252,14 @@ def test_a_deal_with_no_single_move_is_dealt_again_from_the_same_seed() -> None:
     _assert_valid_deal(second)
 
 
-def test_fallback_deal_is_valid_and_used_when_attempts_run_out(monkeypatch) -> None:
+def test_fallback_deal_is_valid_and_used_when_attempts_run_out() -> None:
     _assert_valid_deal(B.parse_board(D.FALLBACK))
-    monkeypatch.setattr(D, "_fill", lambda rng: None)
-    boards = {B.format_board(D.deal(seed)) for seed in range(20)}
+    boards = {B.format_board(D.deal(seed, attempts=0)) for seed in range(20)}
     for text in boards:
         _assert_valid_deal(B.parse_board(text))
+        # the fallback board itself, its colours renamed one for one
+        renaming = set(zip(D.FALLBACK, text, strict=True))
+        assert len(renaming) == 7 and len({new for _old, new in renaming}) == 7
     assert len(boards) > 1  # colours permuted by the seed
 
 

@@ -4,8 +4,8 @@ Cells are filled row by row, each from the colours still in the bag that
 differ from its left and upper neighbours, weighted by how many balls of each
 are left (as if drawing from the bag). When the bag holds only clashing
 colours, one earlier ball is swapped in instead (a bounded scan). Only
-``random.Random(seed)``'s ``random()`` and ``shuffle()`` are used, whose
-streams Python keeps stable, so a seed gives the same board on every machine.
+``random.Random``'s ``random()`` and ``shuffle()`` are used, whose streams
+Python keeps stable, so a seed gives the same board on every machine.
 
 A board with no valid single move is dealt again from the same stream
 (ruling 10); after a fixed number of attempts a fixed valid board, with its
@@ -80,14 +80,24 @@ def _fill(rng: random.Random) -> Board | None:
     return board
 
 
-def deal(seed: int) -> Board:
-    """The board dealt from ``seed``: 8 balls of each colour, centre empty, no touching pair."""
-    rng = random.Random(seed)
-    for _ in range(MAX_ATTEMPTS):
+def deal(seed: int, attempts: int = MAX_ATTEMPTS) -> Board:
+    """The board dealt from ``seed``: 8 balls of each colour, centre empty, no touching pair.
+
+    ``attempts`` bounds the fills tried before the fallback board (tests lower it).
+    """
+    rng = _rng(seed)
+    for _ in range(attempts):
         board = _fill(rng)
         if board is not None and valid_singles(board):
             return board
     return _fallback(rng)
+
+
+def _rng(seed: int) -> random.Random:
+    """The deal's generator. ``random.Random(-n)`` is ``random.Random(n)`` (ints are
+    seeded by their absolute value), so a negative seed is seeded by its text
+    instead: every seed deals a board of its own."""
+    return random.Random(seed if seed >= 0 else str(seed))
 
 
 def _fallback(rng: random.Random) -> Board:
