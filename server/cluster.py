@@ -620,6 +620,8 @@ class Cluster:
         self.remote[room_id] = owner
         for sid in self._local_members(room_id):
             cursor = self.cursors.get((sid, room_id))
+            if cursor is None:  # nothing sent here yet: it is resuming, with its own cursor
+                continue
             self.send(owner, self.call_message(room_id, "resume_member", [sid, cursor]))
 
     def _attach_all(self) -> None:
@@ -701,8 +703,9 @@ class Cluster:
             previous = self.remote.pop(room_id, None) or meta.get("node")
             for sid in list(room.members):
                 s = arena.sessions.get(sid)
-                if s is not None and s.conn is not None:
-                    room.post(room.resume_member, sid, self.cursors.get((sid, room_id)))
+                cursor = self.cursors.get((sid, room_id))
+                if s is not None and s.conn is not None and cursor is not None:
+                    room.post(room.resume_member, sid, cursor)
                 elif s is None and sid not in self.routes and room.seat_of(sid) is not None:
                     self._await_attach(room, sid)
             if unfinished:

@@ -295,6 +295,11 @@ async def test_players_on_two_nodes_spectator_on_a_third_and_owner_killed(
                 assert [e.move for e in c.events(room) if e.type == "move_made"] == acked
             took = [n for n in (n2, n3) if n.events("room_taken_over")]
             assert [n.name for n in took] == [owner]
+        except BaseException:
+            for n in (n1, n2, n3):  # shown by pytest on failure
+                print(n.name, [e for e in n.lines if e.get("level") != "info"][-20:])
+                print(n.name, [e.get("event") for e in n.lines][-40:])
+            raise
         finally:
             for c in (ann, bob, cat):
                 await c.close()
