@@ -219,3 +219,22 @@ def test_play_and_bad_input():
         parse_deal("J12341234123X1J2", "standard")
     with pytest.raises(SetupError):
         parse_deal("J1234123412341J2", "modern")
+
+
+def test_one_solver_serves_a_whole_game_and_survives_its_budget():
+    # a bot keeps one solver per deal: answers along a game equal fresh ones,
+    # and a search cut short by its budget leaves the tables sound
+    rng = random.Random(5)
+    for rules in ("standard", "classic"):
+        pos = random_position(rng, rules, 4, 4, 0)
+        shared = Solver.for_position(pos, max_nodes=500)
+        with pytest.raises(SolverBudgetExceeded):
+            analyse(pos, solver=shared)
+        shared.max_nodes = 10**9
+        while True:
+            a = analyse(pos, solver=shared)
+            fresh = analyse(pos)
+            assert (a.winner, a.plies, a.moves) == (fresh.winner, fresh.plies, fresh.moves)
+            if not a.moves:
+                break
+            pos = play(pos, rng.choice(a.best_moves))
