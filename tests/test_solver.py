@@ -17,6 +17,7 @@ from engine.collapsi.solver import (
     Solver,
     SolverBudgetExceeded,
     analyse,
+    best_move,
     canonical_deal,
     legal_destinations,
     parse_deal,
@@ -133,6 +134,7 @@ def test_solver_agrees_with_naive_minimax(rules: str, w: int, h: int, prefix: in
     assert a.moves == naive_move_values(pos)
     assert solve_winner(pos) == winner
     assert solve_length(pos) == (winner, plies)
+    assert best_move(pos) == (min(a.best_moves) if a.moves else None)
 
 
 def test_move_generation_agrees_on_many_random_positions():

@@ -44,6 +44,7 @@ __all__ = [
     "Solver",
     "SolverBudgetExceeded",
     "analyse",
+    "best_move",
     "canonical_deal",
     "legal_destinations",
     "parse_deal",
@@ -675,3 +676,32 @@ def analyse(
         moves=moves,
         nodes=len(solver.wtt) + len(solver.ltt),
     )
+
+
+def best_move(
+    pos: Position,
+    *,
+    max_nodes: int = DEFAULT_MAX_NODES,
+    max_seconds: float | None = None,
+    solver: Solver | None = None,
+) -> int | None:
+    """A game-length-perfect move (the lowest such cell), or ``None`` with no legal move.
+
+    Cheaper than :func:`analyse`: the root's value is found once, then each
+    move only has to be shown to reach it (a null-window probe).
+    """
+    _check(pos)
+    if solver is None:
+        solver = Solver.for_position(pos, max_nodes=max_nodes, max_seconds=max_seconds)
+    moves = legal_destinations(pos)
+    if not moves:
+        return None
+    me, opp = _sides(pos)
+    solver._begin()
+    v = solver._exact(pos.collapsed, me, opp)
+    nc = pos.collapsed | (1 << me)
+    for d in moves:
+        # the move is perfect iff the opponent's value there is at most -v
+        if solver._value(nc, opp, d, -v, -v + 1) <= -v:
+            return d
+    raise AssertionError("no move reaches the position's value")  # pragma: no cover
