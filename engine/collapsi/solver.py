@@ -23,11 +23,19 @@ Why it is fast enough in pure Python:
   adjustment and transposition-table values stay exact.
 * Win/loss first (a boolean search with a transposition table, immediate-win
   detection, enhanced transposition cutoffs and mobility ordering), then the
-  length search inside the window the known sign allows, pruning children
-  whose sign is already known to be useless.
+  length search: fail-soft alpha-beta with a bounds table, driven by MTD(f)
+  null-window probes inside the range the known sign allows (a win leaves an
+  odd number of plies, a loss an even one), with one-ply bounds (no win in
+  one ply means at least three), enhanced transposition cutoffs and the same
+  ordering.
+* :func:`best_move` finds one game-length-perfect move without valuing them
+  all; :func:`canonical_deal` maps a layout to its least image under torus
+  shifts, mirrors and (square boards) the transpose, as the paper's symmetry
+  reduction does. It is not used inside a search: a position only maps onto
+  itself when the whole layout is symmetric, which random deals almost never are.
 * Budgets: when a search grows beyond ``max_nodes`` positions or ``max_seconds``
   it raises :class:`SolverBudgetExceeded`; callers then fall back on a
-  depth-limited search.
+  depth-limited search. The tables stay sound, so a solver can be reused.
 """
 
 from __future__ import annotations
