@@ -75,12 +75,16 @@ def test_bad_input_is_one_line_error_without_traceback() -> None:
         ("--deal", DEAL, "--moves", "14,13,2"),  # cell 2 collapsed by then
         ("--deal", DEAL, "--moves", "14,x"),  # not a cell
         ("--deal", DEAL, "--rules", "nope"),
+        ("--deal", DEAL, "--moves", "14,,13"),  # an empty move
+        ("--deal", DEAL.replace("J", "j"), "--moves", "14"),  # j is a collapsed jack
+        ("--deal", DEAL, "--players", "3"),
     ]
     for extra in cases:
         out = arena("collapsi", "moves", *extra)
-        assert out.returncode != 0, extra
-        assert "Traceback" not in out.stderr
+        assert out.returncode == 2, extra
+        assert out.stdout == "" and "Traceback" not in out.stderr
         assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+        assert out.stderr.startswith("arena collapsi: error: "), out.stderr
 
 
 def test_demo_plays_a_seeded_game_to_the_end() -> None:
@@ -102,32 +106,6 @@ def test_readme_demo_command_runs() -> None:
     out = subprocess.run([str(exe), "demo"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert "result: " in out.stdout
-
-
-def test_solver_subcommands_hook(monkeypatch, capsys) -> None:
-    """Sub-subcommands come from SOLVER_MODULE's SUBCOMMANDS when it exists."""
-    import importlib.machinery
-    import types
-
-    from clients.cli import collapsi_cmd, main
-
-    def add(p):
-        p.add_argument("--n", type=int, required=True)
-
-    def run(args):
-        print(f"echo {args.n}")
-        return 0
-
-    fake = types.ModuleType("fake_collapsi_solver_cmd")
-    fake.__spec__ = importlib.machinery.ModuleSpec("fake_collapsi_solver_cmd", None)
-    fake.SUBCOMMANDS = {"echo": ("print a number", add, run)}
-    monkeypatch.setitem(sys.modules, "fake_collapsi_solver_cmd", fake)
-    monkeypatch.setattr(collapsi_cmd, "SOLVER_MODULE", "fake_collapsi_solver_cmd")
-    monkeypatch.setattr(collapsi_cmd, "PUZZLE_MODULE", "no_such_puzzle_module")
-    assert main(["collapsi", "echo", "--n", "7"]) == 0
-    assert capsys.readouterr().out == "echo 7\n"
-    monkeypatch.setattr(collapsi_cmd, "SOLVER_MODULE", "no_such_module_here")
-    assert collapsi_cmd._extra_subcommands() == {}
 
 
 def test_moves_on_a_big_board_deal() -> None:

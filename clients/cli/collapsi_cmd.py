@@ -5,46 +5,20 @@ Subcommands here: ``deal`` (a reproducible deal from a seed) and ``moves``
 parts rely on: ``moves --json`` prints exactly
 ``{"to_move": "red"|"blue", "moves": [cells...], "game_over": bool}``.
 
-Extension hook: if the modules ``clients.cli.collapsi_solver_cmd`` and
-``clients.cli.collapsi_puzzle_cmd`` exist, their
-``SUBCOMMANDS`` dict (name -> (help, add_arguments(parser), run(args) -> int))
-is added as further ``arena collapsi NAME`` subcommands (``solve``,
-``survey``, ``puzzle`` ...). Errors they raise (``CliError``, engine errors)
-are reported like ours: one line, exit status 2.
+The solver's and the puzzles' subcommands (``solve``, ``survey``, ``puzzle``
+...) live in their own modules, each exporting ``SUBCOMMANDS`` (name -> (help,
+add_arguments(parser), run(args) -> int)); they are added here. Errors they
+raise (``CliError``, engine errors) are reported like ours: one line, exit 2.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import json
-from collections.abc import Callable
 
-from clients.cli import CliError
+from clients.cli import CliError, collapsi_puzzle_cmd, collapsi_solver_cmd
 from engine.base import EngineError
 from engine.collapsi import CollapsiGame
-
-SOLVER_MODULE = "clients.cli.collapsi_solver_cmd"
-
-Subcommand = tuple[
-    str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]
-]
-
-
-PUZZLE_MODULE = "clients.cli.collapsi_puzzle_cmd"
-
-
-def _extra_subcommands() -> dict[str, Subcommand]:
-    out: dict[str, Subcommand] = {}
-    for name in (SOLVER_MODULE, PUZZLE_MODULE):
-        try:
-            if importlib.util.find_spec(name) is None:
-                continue
-        except ModuleNotFoundError:  # pragma: no cover - parent package missing
-            continue
-        out.update(getattr(importlib.import_module(name), "SUBCOMMANDS", {}))
-    return out
 
 
 def _game_options(p: argparse.ArgumentParser) -> None:
@@ -82,7 +56,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(_collapsi_run=_run_moves)
 
-    for name, (help_text, add_args, run) in _extra_subcommands().items():
+    extra = {**collapsi_solver_cmd.SUBCOMMANDS, **collapsi_puzzle_cmd.SUBCOMMANDS}
+    for name, (help_text, add_args, run) in extra.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         add_args(p)
         p.set_defaults(_collapsi_run=run)
@@ -132,8 +107,10 @@ def _run_moves(args: argparse.Namespace) -> int:
         players=args.players,
         options=_options(args),
     )
-    played = [m.strip() for m in args.moves.split(",") if m.strip()]
+    played = [m.strip() for m in args.moves.split(",")] if args.moves.strip() else []
     for i, move in enumerate(played, 1):
+        if not move:
+            raise CliError(f"--moves: move {i} is empty; give cells separated by commas")
         if game.is_over():
             raise CliError(f"move {i} ({move}): the game is already over")
         try:

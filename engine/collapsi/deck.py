@@ -22,7 +22,8 @@ from engine.collapsi.board import MAX_SIDE, MIN_SIDE
 from engine.collapsi.position import JACK
 
 CARD_CHARS = "J1234"
-_CHAR_VALUE = {"J": 0, "j": 0, "1": 1, "A": 1, "a": 1, "2": 2, "3": 3, "4": 4}
+#: card character -> value; lower case is not a deal's: in a position it marks a collapsed card
+_CHAR_VALUE = {"J": 0, "1": 1, "A": 1, "2": 2, "3": 3, "4": 4}
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +68,7 @@ def deck_from_counts(width: int, height: int, counts: Mapping[str, int]) -> Deck
     """A deck from ``{"J": n, "1": n, ...}`` counts; raises :class:`SetupError`."""
     values = [0] * 5
     for key, n in counts.items():
-        v = _CHAR_VALUE.get(str(key))
+        v = _CHAR_VALUE.get(str(key).upper())
         if v is None:
             raise SetupError(f"unknown card {key!r} in deck; cards are J, 1, 2, 3, 4")
         if not isinstance(n, int) or isinstance(n, bool):
@@ -136,7 +137,8 @@ def parse_deal(text: str, width: int | None = None) -> tuple[list[int], int, int
     for ch in flat:
         v = _CHAR_VALUE.get(ch)
         if v is None:
-            raise NotationError(f"deal {text!r}: bad card {ch!r}; cards are J, 1, 2, 3, 4")
+            hint = " (lower case marks a collapsed card in a position)" if ch in "jabcd" else ""
+            raise NotationError(f"deal {text!r}: bad card {ch!r}; cards are J, 1, 2, 3, 4{hint}")
         cards.append(v)
     if not (MIN_SIDE <= w <= MAX_SIDE and MIN_SIDE <= h <= MAX_SIDE):
         raise NotationError(f"deal {text!r}: board {w}x{h} is out of range")
