@@ -389,3 +389,28 @@ async def test_quick_match_pairs_players_of_different_nodes(
         finally:
             for c in (ann, bob):
                 await c.close()
+
+
+async def test_a_node_shut_down_cleanly_hands_its_rooms_over_at_once(
+    redis_url: str, redis_prefix: str, presence: RedisPresence
+) -> None:
+    async with cluster(redis_url, redis_prefix, ["g1", "g2"]) as (g1, g2):
+        ann, bob = await client(g1.url, "ann"), await client(g2.url, "bob")
+        try:
+            room = await start_game(ann, bob)
+            acked: list[str] = []
+            seats = {0: ann, 1: bob}
+            assert not await play(seats, room, acked, 2)
+            g1.proc.send_signal(signal.SIGTERM)  # goodbye to ann, leases released
+            bye = await ann.next(type="goodbye", timeout=10)
+            assert bye.reason == "shutdown"
+            await g1.proc.wait()
+            assert await presence.room_owner(room) in (None, "g2")  # released, not lapsed
+            ann.url = g2.url
+            await retry(ann.reconnect)
+            assert await play(seats, room, acked, 200)
+            assert await presence.room_owner(room) in ("g2", None)
+            assert moves_in_log(await presence.read_events(room)) == acked
+        finally:
+            for c in (ann, bob):
+                await c.close()
