@@ -5,8 +5,8 @@ quickest way to see the rules at work. The deal and both players are seeded:
 the same ``--seed`` prints the same game.
 
 Players: ``random`` (a seeded random legal move) and ``greedy`` (looks one
-move ahead and keeps the move that leaves it the most moves and its
-opponents the fewest, ties broken at random).
+move ahead and keeps the move that leaves it the most moves and the next
+player the fewest, ties broken at random).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ def random_player(rng: random.Random) -> Player:
 def greedy_player(rng: random.Random) -> Player:
     def choose(game: CollapsiGame) -> str:
         me = game.to_move()
+        assert me is not None  # only asked while the game goes on
         best: list[str] = []
         best_score = None
         for move in game.legal_moves():
@@ -42,7 +43,7 @@ def greedy_player(rng: random.Random) -> Player:
             else:
                 theirs = len(trial.legal_cells())
                 # my own mobility on my next turn, looked up from my new cell
-                mine = len(trial._gen(me)) if me is not None else 0
+                mine = len(trial._gen(me))
                 score = mine - theirs
             if best_score is None or score > best_score:
                 best, best_score = [move], score
