@@ -52,6 +52,29 @@ def check_invariants(game: CollapsiGame) -> None:
             path = game.path_to(d)
             assert path[-1] == d and len(set(path)) == len(path)
             assert all(not pos.collapsed >> c & 1 for c in path[1:])
+            assert path == naive_path(game, d)
+        assert game.paths() == {d: game.path_to(d) for d in game.legal_cells()}
+        assert list(game.paths()) == game.legal_cells()
+
+
+def naive_path(game: CollapsiGame, dest: int) -> list[int]:
+    """The first walk to ``dest`` found by a fresh search (the witness ``path_to`` gives)."""
+    start = game._pawns[game._turn]
+    if start == UNPLACED:
+        return [dest]
+    board, blocked, lengths = game._board, game._collapsed, game._lengths(start)
+    if game._spec.solo:
+        if dest == game._exit:
+            for k in range(1, max(lengths) + 1):
+                for walk in board.walks(start, k, blocked):
+                    if walk[-1] == dest:
+                        return walk
+        blocked |= 1 << game._exit
+    for k in lengths:
+        for walk in board.walks(start, k, blocked):
+            if walk[-1] == dest:
+                return walk
+    raise AssertionError("no walk")
 
 
 @given(

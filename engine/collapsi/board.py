@@ -81,6 +81,28 @@ class Board:
         go(start, steps, 1 << start)
         return out
 
+    def walk_list(self, start: int, steps: int) -> tuple[tuple[int, int, list[int]], ...]:
+        """Every self-avoiding walk of exactly ``steps`` steps from ``start``, in the order
+        of :meth:`walks`, as ``(destination, mask of entered cells, cells)``; cached.
+
+        ``walks(start, steps, blocked)`` is exactly the walks here whose mask misses
+        ``blocked``, so one pass over this list finds a witness for every destination.
+        The cell lists are shared: copy one before changing it."""
+        return _walk_list(self.width, self.height, start, steps)
+
+
+@cache
+def _walk_list(width: int, height: int, start: int, steps: int) -> tuple:
+    b = board(width, height)
+    return tuple((walk[-1], _entered(walk), walk) for walk in b.walks(start, steps, 0))
+
+
+def _entered(walk: list[int]) -> int:
+    mask = 0
+    for c in walk[1:]:
+        mask |= 1 << c
+    return mask
+
 
 def _walk_masks(neighbours: tuple[tuple[int, ...], ...], start: int, steps: int) -> dict:
     found: dict[int, set[int]] = {}

@@ -405,11 +405,33 @@ class CollapsiGame(Game):
         return str(v)
 
     def paths(self) -> dict[int, list[int]]:
-        """A witnessing path (cells from start to destination) for every legal destination."""
-        return {d: self.path_to(d) for d in self._legal}
+        """A witnessing path (cells from start to destination) for every legal destination:
+        ``path_to(d)`` for each, found in one pass over the walks."""
+        legal = self._legal
+        start = self._pawns[self._turn]
+        if start == UNPLACED or not legal:
+            return {d: self.path_to(d) for d in legal}
+        found: dict[int, list[int]] = {}
+        blocked = self._collapsed
+        door = self._spec.solo and self._exit in legal
+        if self._spec.solo:
+            blocked |= 1 << self._exit
+        wanted = len(legal) - door
+        for k in self._lengths(start):
+            for dest, entered, walk in self._board.walk_list(start, k):
+                if not entered & blocked and dest not in found and dest in legal:
+                    found[dest] = list(walk)
+                    if len(found) == wanted:
+                        break
+            if len(found) == wanted:
+                break
+        if door:
+            found[self._exit] = self.path_to(self._exit)
+        return {d: found[d] for d in legal}
 
     def path_to(self, dest: int) -> list[int]:
-        """One legal path from the mover's cell to ``dest`` (for animation)."""
+        """One legal path from the mover's cell to ``dest`` (for animation): the first
+        walk to it in :meth:`Board.walks` order (shortest first for a classic jack)."""
         if dest not in self._legal:
             raise IllegalMove(self._why_illegal(dest))
         start = self._pawns[self._turn]
@@ -417,17 +439,18 @@ class CollapsiGame(Game):
             return [dest]
         blocked = self._collapsed
         lengths = self._lengths(start)
+        walks = self._board.walk_list
         if self._spec.solo:
             if dest == self._exit:  # shortest door walk
                 for k in range(1, max(lengths) + 1):
-                    for walk in self._board.walks(start, k, blocked):
-                        if walk[-1] == dest:
-                            return walk
+                    for d, entered, walk in walks(start, k):
+                        if d == dest and not entered & blocked:
+                            return list(walk)
             blocked |= 1 << self._exit
         for k in lengths:
-            for walk in self._board.walks(start, k, blocked):
-                if walk[-1] == dest:
-                    return walk
+            for d, entered, walk in walks(start, k):
+                if d == dest and not entered & blocked:
+                    return list(walk)
         raise AssertionError("a legal destination without a path")  # pragma: no cover
 
     # -- internals --------------------------------------------------------------
