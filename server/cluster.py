@@ -369,6 +369,7 @@ class Cluster:
         self._locks: dict[str, asyncio.Lock] = {}
         self._attach_timers: dict[tuple[str, str], asyncio.TimerHandle] = {}
         self._subscribed = asyncio.Event()
+        self._idle_routes: set[str] = set()
         self.takeovers: list[dict[str, Any]] = []
 
     # -- lifecycle ----------------------------------------------------------------------
@@ -790,6 +791,8 @@ class Cluster:
                 if rid and rid not in self.arena.rooms:
                     interest.add(rid)
         await self._check_member_nodes()
+        if lobby:
+            self._prune(interest)
         owners = await self.presence.room_owners(sorted(interest))
         for room_id, owner in owners.items():
             if owner is None or owner == self.node:  # ownerless, or ours but retired here
@@ -799,6 +802,23 @@ class Cluster:
                 self._attach(room_id, owner)
             elif owner != self.node:
                 self.remote[room_id] = owner
+
+    def _prune(self, interest: set[str]) -> None:
+        """Forget routes, cursors and locks nobody needs any more (bounded memory)."""
+        arena = self.arena
+        members = {sid for room in arena.rooms.values() for sid in room.members}
+        idle = {sid for sid in self.routes if sid not in members}
+        for sid in idle & self._idle_routes:  # idle twice in a row: not just being seated
+            del self.routes[sid]
+            self.names.pop(sid, None)
+        self._idle_routes = idle - self._idle_routes
+        for key in [k for k in self.cursors if k[0] not in arena.sessions]:
+            del self.cursors[key]
+        for room_id in [r for r in self.remote if r not in interest]:
+            del self.remote[room_id]
+        for room_id, lock in list(self._locks.items()):
+            if not lock.locked() and room_id not in arena.rooms:
+                del self._locks[room_id]
 
     async def _check_member_nodes(self) -> None:
         """Members of our rooms whose node died are disconnected: they have the grace
