@@ -46,6 +46,7 @@ from typing import Any, TypeVar
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, WatchError
 
 from server.presence.base import (
@@ -247,10 +248,15 @@ class RedisPresence(Presence):
             "decode_responses": True,
             "health_check_interval": 0,
         }
-        # one retry: after a Redis restart, a pooled connection fails once, then reconnects
+        # one retry on a broken connection (after a Redis restart a pooled connection fails
+        # once, then reconnects); none on a timeout, which may have run the command already
         # a blocking pool: a burst of requests waits for a free connection (up to the timeout)
         pool = aioredis.BlockingConnectionPool.from_url(
-            url, retry=Retry(NoBackoff(), 1), max_connections=64, timeout=socket_timeout, **common
+            url,
+            retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
+            max_connections=64,
+            timeout=socket_timeout,
+            **common,
         )
         self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
         # subscriptions never retry: a broken one ends, so its reader catches up
