@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 from pydantic import BaseModel
-from websockets.asyncio.server import ServerConnection
+from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 
 from protocol import messages as m
@@ -45,6 +45,10 @@ class Connection:
         self.bucket = TokenBucket(cfg.rate_burst, cfg.rate_per_second)
         self.limits = DecodeLimits(max_frame_bytes=cfg.max_frame_bytes)
         self._out: asyncio.Queue[Outgoing | None] = asyncio.Queue(cfg.out_queue)
+        self._writing = False  # the writer task holds a message it is sending
+        self._transport = ws.transport
+        self._high_water = ws.transport.get_write_buffer_limits()[1] or 32768
+        self._messages_out = arena.metrics.messages_out
         self._writer: asyncio.Task[None] | None = None
         self.closing = False
         self._closer: asyncio.Task[None] | None = None
@@ -56,10 +60,23 @@ class Connection:
 
     # -- sending ------------------------------------------------------------------------
     def send(self, msg: BaseModel | Outgoing) -> None:
-        """Queue a message; never blocks. A full queue means the client is not reading."""
+        """Send or queue a message; never blocks. A full queue means the client is not reading.
+
+        When nothing is queued and the socket keeps up (its write buffer under the
+        high-water mark), the frame is written at once, without a hop through the
+        writer task; otherwise it waits in the bounded queue, in order.
+        """
         if self.closing:
             return
         out = msg if isinstance(msg, Outgoing) else Outgoing.of(msg)
+        if (
+            not self._writing
+            and self._out.empty()
+            and self._transport.get_write_buffer_size() < self._high_water
+        ):
+            broadcast((self.ws,), out.frame(self.binary))  # synchronous, no backpressure wait
+            self._messages_out.inc()
+            return
         try:
             self._out.put_nowait(out)
         except asyncio.QueueFull:
@@ -72,16 +89,18 @@ class Connection:
         self.send(err.to_message())
 
     async def _write_loop(self) -> None:
-        metrics = self.arena.metrics
         while True:
             out = await self._out.get()
             if out is None:
                 return
+            self._writing = True
             try:
                 await self.ws.send(out.frame(self.binary))
             except ConnectionClosed:
                 return
-            metrics.messages_out.inc()
+            finally:
+                self._writing = False
+            self._messages_out.inc()
 
     def close(self, code: int, reason: str, abort: bool = False) -> None:
         """Close soon, from any context: after the queued messages, or at once (``abort``)."""
