@@ -199,7 +199,8 @@ def make_spec(
         if not isinstance(n, int) or not lo <= n <= hi:
             if hi < lo:
                 raise SetupError(f"this deck has {deck.jacks} jack(s); 2 players need 2")
-            raise SetupError(f"variant {kind!r} is for {lo}-{hi} players, not {players}")
+            span = str(lo) if lo == hi else f"{lo}-{hi}"
+            raise SetupError(f"the {kind!r} board is for {span} players, not {players}")
         if n > deck.size - (deck.jacks if choice else 0):
             raise SetupError("not enough cards for that many players")
     return Spec(rules, kind, shifting, choice, deck, n, norm)
@@ -294,7 +295,8 @@ class CollapsiGame(Game):
         return cls._build(spec, cards, seed, format_deal(cards, w, h))
 
     @classmethod
-    def _build(cls, spec: Spec, cards: list[int], seed: int | None, setup: str) -> Self:
+    def _blank(cls, spec: Spec, cards: list[int], seed: int | None) -> Self:
+        """A game with everything but the pawns, collapsed cards and turn set up."""
         self = object.__new__(cls)
         self._spec = spec
         self._solo = spec.solo
@@ -304,7 +306,6 @@ class CollapsiGame(Game):
         self._tables = _tables_for(self._board, spec.rules)
         self._cards = list(cards)
         self._seed = seed
-        self._setup = setup
         self._history = []
         self._undo = []
         self._eliminated = []
@@ -312,6 +313,12 @@ class CollapsiGame(Game):
         self._legal = []
         self._turn = 0
         self._exit = -1
+        return self
+
+    @classmethod
+    def _build(cls, spec: Spec, cards: list[int], seed: int | None, setup: str) -> Self:
+        self = cls._blank(spec, cards, seed)
+        self._setup = setup
         jacks = [i for i, v in enumerate(cards) if v == JACK]
         collapsed = 0
         if spec.choice:
@@ -878,14 +885,7 @@ class CollapsiGame(Game):
         seed: int | None,
         setup: str,
     ) -> Self:
-        self = object.__new__(cls)
-        self._spec = spec
-        self._solo = spec.solo
-        self._shifting = spec.shifting
-        self._plain_off = spec.solo or spec.shifting
-        self._board = board(spec.deck.width, spec.deck.height)
-        self._tables = _tables_for(self._board, spec.rules)
-        self._cards = list(cards)
+        self = cls._blank(spec, cards, seed)
         self._collapsed = collapsed
         self._pawns = list(pawns)
         placed = [p for p in pawns if p >= 0]
@@ -898,12 +898,6 @@ class CollapsiGame(Game):
         self._occupied = sum(1 << p for p in placed)
         self._turn = turn
         self._eliminated = list(eliminated)
-        self._seed = seed
-        self._history = []
-        self._undo = []
-        self._result = None
-        self._legal = []
-        self._exit = -1
         if spec.solo:
             jacks = [i for i, v in enumerate(cards) if v == JACK and not collapsed >> i & 1]
             others = [j for j in jacks if j != pawns[0]]
@@ -1033,29 +1027,28 @@ def _tables_for(b: Board, rules: str) -> tuple[tuple[Table, ...], ...]:
 def solo_count(game: CollapsiGame) -> tuple[int, int]:
     """Solo: (winning lines, all complete lines) from this position, by full search.
 
-    Memoised on the position, so Shifting Board puzzles (four shifts per
-    move) stay cheap. The game is restored before returning.
+    Memoised on (collapsed cards, pawn): solo combines with no modifier, so the
+    cards and the exit never move and that is the whole state. The game is
+    restored before returning.
     """
-    memo: dict[tuple, tuple[int, int]] = {}
-    shifts = range(4) if game._spec.shifting else (-1,)
+    memo: dict[tuple[int, int], tuple[int, int]] = {}
 
     def count() -> tuple[int, int]:
         res = game._result
         if res is not None:
             return (1 if res.reason == "solved" else 0), 1
-        key = (tuple(game._cards), game._collapsed, game._pawns[0])
+        key = (game._collapsed, game._pawns[0])
         hit = memo.get(key)
         if hit is not None:
             return hit
         wins = total = 0
         for d in list(game._legal):
-            for s in shifts:
-                game._advance(d, s)
-                game._history.append("")
-                w, t = count()
-                game.undo()
-                wins += w
-                total += t
+            game._advance(d, -1)
+            game._history.append("")
+            w, t = count()
+            game.undo()
+            wins += w
+            total += t
         memo[key] = (wins, total)
         return wins, total
 
