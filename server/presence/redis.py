@@ -265,7 +265,7 @@ class RedisPresence(Presence):
         )
         self._subs: set[RedisSubscription] = set()
         self._appends: list[tuple[list[str], list[str], Any]] = []
-        self._flushes: set[asyncio.Task[None]] = set()
+        self._appender: asyncio.Future[None] | None = None
         r = self.redis
         self._append = r.register_script(_APPEND)
         self._acquire = r.register_script(_ACQUIRE)
@@ -472,10 +472,14 @@ class RedisPresence(Presence):
         return seq
 
     def _flush_appends(self) -> None:
-        batch, self._appends = self._appends, []
-        task = asyncio.ensure_future(self._send_appends(batch))
-        self._flushes.add(task)
-        task.add_done_callback(self._flushes.discard)
+        if self._appender is None or self._appender.done():
+            self._appender = asyncio.ensure_future(self._drain_appends())
+
+    async def _drain_appends(self) -> None:
+        """One batch in flight at a time: what queues meanwhile goes in the next one."""
+        while self._appends:
+            batch, self._appends = self._appends, []
+            await self._send_appends(batch)
 
     async def _send_appends(self, batch: list[tuple[list[str], list[str], Any]]) -> None:
         """Appends of every room made in one loop iteration go in one pipeline (one round
