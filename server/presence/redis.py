@@ -264,8 +264,8 @@ class RedisPresence(Presence):
             url, retry=Retry(NoBackoff(), 0), **common
         )
         self._subs: set[RedisSubscription] = set()
-        self._appends: list[tuple[list[str], list[str], Any]] = []
-        self._appender: asyncio.Future[None] | None = None
+        self._pending_ops: list[tuple[Any, Any]] = []
+        self._drainer: asyncio.Future[None] | None = None
         r = self.redis
         self._append = r.register_script(_APPEND)
         self._acquire = r.register_script(_ACQUIRE)
@@ -327,15 +327,14 @@ class RedisPresence(Presence):
             p.set(tkey, session_id, px=_ms(ttl))
             await p.execute()
 
-    @_guard
     async def get_session(self, session_id: str) -> JSON | None:
-        raw = await self.redis.hget(self.k("sess", session_id), "d")
+        key = self.k("sess", session_id)
+        raw = await self._one(lambda c: c.hget(key, "d"))
         return None if raw is None else json.loads(raw)
 
-    @_guard
     async def update_session(self, session_id: str, data: JSON) -> bool:
-        done = await self._update_session(keys=[self.k("sess", session_id)], args=[_dumps(data)])
-        return bool(done)
+        keys, args = [self.k("sess", session_id)], [_dumps(data)]
+        return bool(await self._one(lambda c: self._update_session(keys, args, client=c)))
 
     @_guard
     async def touch_session(self, session_id: str, ttl: float) -> bool:
@@ -378,20 +377,16 @@ class RedisPresence(Presence):
         return bool(await self.redis.hexists(self.k("names"), name_key(name)))
 
     # -- lobby ------------------------------------------------------------------
-    @_guard
     async def lobby_upsert(self, room_id: str, summary: JSON) -> None:
         text = _dumps(summary)
-        await self._lobby_upsert(
-            keys=[self.k("lobby"), self.k("ch", "lobby")],
-            args=[room_id, text, '{"op":"upsert","room":' + text + "}"],
-        )
+        keys = [self.k("lobby"), self.k("ch", "lobby")]
+        args = [room_id, text, '{"op":"upsert","room":' + text + "}"]
+        await self._one(lambda c: self._lobby_upsert(keys, args, client=c))
 
-    @_guard
     async def lobby_remove(self, room_id: str) -> None:
-        await self._lobby_remove(
-            keys=[self.k("lobby"), self.k("ch", "lobby")],
-            args=[room_id, _dumps({"op": "remove", "room_id": room_id})],
-        )
+        keys = [self.k("lobby"), self.k("ch", "lobby")]
+        args = [room_id, _dumps({"op": "remove", "room_id": room_id})]
+        await self._one(lambda c: self._lobby_remove(keys, args, client=c))
 
     @_guard
     async def lobby_list(self) -> list[JSON]:
@@ -406,7 +401,8 @@ class RedisPresence(Presence):
     async def put_room(self, room_id: str, meta: JSON) -> None:
         invite = meta.get("invite")
         if not (isinstance(invite, str) and invite):
-            await self.redis.set(self.k("room", room_id), _dumps(meta))
+            key, text = self.k("room", room_id), _dumps(meta)
+            await self._one(lambda c: c.set(key, text))
             return
         async with self.redis.pipeline(transaction=True) as p:
             p.set(self.k("room", room_id), _dumps(meta))
@@ -432,17 +428,17 @@ class RedisPresence(Presence):
             keys.append(self.k("invite", invite))
         await self.redis.delete(*keys)
 
-    @_guard
     async def acquire_room(self, room_id: str, node_id: str, ttl: float) -> bool:
-        return bool(await self._acquire(keys=[self.k("lease", room_id)], args=[node_id, _ms(ttl)]))
+        keys, args = [self.k("lease", room_id)], [node_id, _ms(ttl)]
+        return bool(await self._one(lambda c: self._acquire(keys, args, client=c)))
 
-    @_guard
     async def renew_room(self, room_id: str, node_id: str, ttl: float) -> bool:
-        return bool(await self._renew(keys=[self.k("lease", room_id)], args=[node_id, _ms(ttl)]))
+        keys, args = [self.k("lease", room_id)], [node_id, _ms(ttl)]
+        return bool(await self._one(lambda c: self._renew(keys, args, client=c)))
 
-    @_guard
     async def release_room(self, room_id: str, node_id: str) -> bool:
-        return bool(await self._release(keys=[self.k("lease", room_id)], args=[node_id]))
+        keys, args = [self.k("lease", room_id)], [node_id]
+        return bool(await self._one(lambda c: self._release(keys, args, client=c)))
 
     @_guard
     async def room_owner(self, room_id: str) -> str | None:
@@ -462,49 +458,52 @@ class RedisPresence(Presence):
             event = {k: v for k, v in event.items() if k != "seq"}
         keys = [self.k("log", room_id), self.k("ch", "room", room_id)]
         args = [_dumps(event), "" if expected_seq is None else str(expected_seq)]
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._appends.append((keys, args, fut))
-        if len(self._appends) == 1:
-            asyncio.get_running_loop().call_soon(self._flush_appends)
-        seq = int(await fut)
+        seq = int(await self._one(lambda c: self._append(keys=keys, args=args, client=c)))
         if seq < 0:
             raise SeqConflict(f"room {room_id}: next seq is {-seq}, not {expected_seq}")
         return seq
 
-    def _flush_appends(self) -> None:
-        if self._appender is None or self._appender.done():
-            self._appender = asyncio.ensure_future(self._drain_appends())
+    async def _one(self, command: Callable[[Any], Awaitable[Any]]) -> Any:
+        """Run one Redis command, batched with those of every other task.
 
-    async def _drain_appends(self) -> None:
-        """One batch in flight at a time: what queues meanwhile goes in the next one."""
-        while self._appends:
-            batch, self._appends = self._appends, []
-            await self._send_appends(batch)
+        ``command(client)`` issues exactly one command on ``client``. Commands made
+        in one loop iteration, and those made while a batch is in flight, go in one
+        pipeline (one round trip, less client CPU each); every task sends its own
+        commands one at a time, so their order is kept.
+        """
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending_ops.append((command, fut))
+        if self._drainer is None or self._drainer.done():
+            self._drainer = asyncio.ensure_future(self._drain_ops())
+        return await fut
 
-    async def _send_appends(self, batch: list[tuple[list[str], list[str], Any]]) -> None:
-        """Appends of every room made in one loop iteration go in one pipeline (one round
-        trip); each room appends one event at a time, so its order is its own."""
+    async def _drain_ops(self) -> None:
+        await asyncio.sleep(0)  # let this loop iteration's commands join the batch
+        while self._pending_ops:
+            batch, self._pending_ops = self._pending_ops, []
+            await self._send_ops(batch)
+
+    async def _send_ops(self, batch: list[tuple[Any, Any]]) -> None:
         try:
             if len(batch) == 1:
-                keys, args, _ = batch[0]
-                results = [await self._append(keys=keys, args=args)]
+                results = [await batch[0][0](self.redis)]
             else:
                 async with self.redis.pipeline(transaction=False) as p:
-                    for keys, args, _ in batch:
-                        await self._append(keys=keys, args=args, client=p)
+                    for command, _ in batch:
+                        await command(p)
                     results = await p.execute(raise_on_error=False)
         except (RedisError, OSError, TimeoutError) as exc:
             err = PresenceError(f"redis: {type(exc).__name__}: {exc}")
-            for _, _, fut in batch:
+            for _, fut in batch:
                 if not fut.done():
                     fut.set_exception(err)
             return
         except BaseException as exc:
-            for _, _, fut in batch:
+            for _, fut in batch:
                 if not fut.done():
                     fut.set_exception(PresenceError(f"redis: {exc!r}"))
             raise
-        for (_, _, fut), result in zip(batch, results, strict=True):
+        for (_, fut), result in zip(batch, results, strict=True):
             if fut.done():
                 continue
             if isinstance(result, Exception):
