@@ -50,8 +50,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.set_defaults(_collapsi_run=_run_deal)
 
     p = sub.add_parser("moves", help="print the legal moves after a deal and a move list")
-    p.add_argument("--deal", required=True, help="the deal, e.g. 41J124313J322123")
-    p.add_argument("--moves", default="", help="moves played so far, comma-separated cells")
+    p.add_argument(
+        "--deal",
+        required=True,
+        help="the deal, e.g. 41J124313J322123, or a position 'BOARD PAWNS TO_MOVE'",
+    )
+    p.add_argument(
+        "--moves",
+        default="",
+        help="moves played so far, comma-separated cells (Shifting Board: cell and shift, 3>)",
+    )
     _game_options(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(_collapsi_run=_run_moves)
