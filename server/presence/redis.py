@@ -336,12 +336,9 @@ class RedisPresence(Presence):
         keys, args = [self.k("sess", session_id)], [_dumps(data)]
         return bool(await self._one(lambda c: self._update_session(keys, args, client=c)))
 
-    @_guard
     async def touch_session(self, session_id: str, ttl: float) -> bool:
-        done = await self._touch_session(
-            keys=[self.k("sess", session_id)], args=[_ms(ttl), self.k("tok", "")]
-        )
-        return bool(done)
+        keys, args = [self.k("sess", session_id)], [_ms(ttl), self.k("tok", "")]
+        return bool(await self._one(lambda c: self._touch_session(keys, args, client=c)))
 
     @_guard
     async def resume_session(self, token: str) -> tuple[str, JSON] | None:
@@ -372,9 +369,9 @@ class RedisPresence(Presence):
             _, held = await p.execute()
         return held == h
 
-    @_guard
     async def name_claimed(self, name: str) -> bool:
-        return bool(await self.redis.hexists(self.k("names"), name_key(name)))
+        key, field = self.k("names"), name_key(name)
+        return bool(await self._one(lambda c: c.hexists(key, field)))
 
     # -- lobby ------------------------------------------------------------------
     async def lobby_upsert(self, room_id: str, summary: JSON) -> None:
@@ -388,9 +385,9 @@ class RedisPresence(Presence):
         args = [room_id, _dumps({"op": "remove", "room_id": room_id})]
         await self._one(lambda c: self._lobby_remove(keys, args, client=c))
 
-    @_guard
     async def lobby_list(self) -> list[JSON]:
-        entries = await self.redis.hgetall(self.k("lobby"))
+        key = self.k("lobby")
+        entries = await self._one(lambda c: c.hgetall(key))
         return [json.loads(entries[k]) for k in sorted(entries)]
 
     async def subscribe_lobby(self) -> Subscription:
@@ -414,19 +411,18 @@ class RedisPresence(Presence):
         """The room a private room's invite code opens (any node's)."""
         return await self.redis.get(self.k("invite", code))
 
-    @_guard
     async def get_room(self, room_id: str) -> JSON | None:
-        raw = await self.redis.get(self.k("room", room_id))
+        key = self.k("room", room_id)
+        raw = await self._one(lambda c: c.get(key))
         return None if raw is None else json.loads(raw)
 
-    @_guard
     async def delete_room(self, room_id: str) -> None:
         keys = [self.k("room", room_id), self.k("lease", room_id), self.k("log", room_id)]
-        raw = await self.redis.get(self.k("room", room_id))
+        raw = await self._one(lambda c: c.get(keys[0]))
         invite = None if raw is None else json.loads(raw).get("invite")
         if isinstance(invite, str) and invite:
             keys.append(self.k("invite", invite))
-        await self.redis.delete(*keys)
+        await self._one(lambda c: c.delete(*keys))
 
     async def acquire_room(self, room_id: str, node_id: str, ttl: float) -> bool:
         keys, args = [self.k("lease", room_id)], [node_id, _ms(ttl)]
@@ -440,9 +436,9 @@ class RedisPresence(Presence):
         keys, args = [self.k("lease", room_id)], [node_id]
         return bool(await self._one(lambda c: self._release(keys, args, client=c)))
 
-    @_guard
     async def room_owner(self, room_id: str) -> str | None:
-        return await self.redis.get(self.k("lease", room_id))
+        key = self.k("lease", room_id)
+        return await self._one(lambda c: c.get(key))
 
     @_guard
     async def room_owners(self, room_ids: list[str]) -> dict[str, str | None]:
@@ -520,9 +516,9 @@ class RedisPresence(Presence):
         )
         return [json.loads(fields["e"]) for _, fields in entries]
 
-    @_guard
     async def last_seq(self, room_id: str) -> int:
-        last = await self.redis.xrevrange(self.k("log", room_id), count=1)
+        key = self.k("log", room_id)
+        last = await self._one(lambda c: c.xrevrange(key, count=1))
         return int(last[0][0].split("-", 1)[0]) if last else 0
 
     async def subscribe_room(self, room_id: str) -> Subscription:
@@ -541,9 +537,9 @@ class RedisPresence(Presence):
     async def subscribe_node(self, node_id: str) -> Subscription:
         return await self._subscribe(self.k("ch", "node", node_id))
 
-    @_guard
     async def node_heartbeat(self, node_id: str, ttl: float) -> None:
-        await self.redis.set(self.k("node", node_id), "1", px=_ms(ttl))
+        key, px = self.k("node", node_id), _ms(ttl)
+        await self._one(lambda c: c.set(key, "1", px=px))
 
     @_guard
     async def nodes_alive(self, node_ids: list[str]) -> dict[str, bool]:
@@ -613,9 +609,9 @@ class RedisPresence(Presence):
                     continue  # another node changed the queue: look again
 
     # -- ratings --------------------------------------------------------------------
-    @_guard
     async def get_rating(self, game: str, player: str) -> JSON | None:
-        raw = await self.redis.hget(self.k("rating", game), player)
+        key = self.k("rating", game)
+        raw = await self._one(lambda c: c.hget(key, player))
         return None if raw is None else json.loads(raw)
 
     @_guard
@@ -650,9 +646,9 @@ class RedisPresence(Presence):
             p.zadd(self.k("recs"), {game_id: n})
             await p.execute()
 
-    @_guard
     async def get_record(self, game_id: str) -> JSON | None:
-        raw = await self.redis.get(self.k("rec", game_id))
+        key = self.k("rec", game_id)
+        raw = await self._one(lambda c: c.get(key))
         return None if raw is None else json.loads(raw)
 
     @_guard
