@@ -316,9 +316,13 @@ class RequestError(Exception):
 class Player:
     """A bench client: raw frames, msgpack, the first legal move sent as soon as it is its turn."""
 
-    def __init__(self, ws: ClientConnection, stats: Stats, think: float = 0.0) -> None:
+    def __init__(
+        self, ws: ClientConnection, stats: Stats, think: float = 0.0, reply: str = "event"
+    ) -> None:
         self.ws = ws
         self.stats = stats
+        #: a move's reply: "event" (its own move_made with re) or "ack" (a separate frame)
+        self.reply = reply
         #: mean seconds between a player's turn and its move (0: at once)
         self.think = think
         self._later: set[asyncio.Task[None]] = set()
@@ -357,9 +361,11 @@ class Player:
                     if fut is not None:
                         if not fut.done():
                             fut.set_result(msg)
-                    elif kind == "error":  # a refused move
+                        continue
+                    if kind == "error":  # a refused move
                         self.stats.errors[msg["code"]] += 1
-                    continue
+                    if kind != "move_made":  # a move's ack; its move_made (reply "event") goes on
+                        continue
                 if msg.get("room") != self.room:
                     continue
                 if kind == "move_made":
@@ -387,7 +393,13 @@ class Player:
         if window is None or window.stop.is_set():
             return
         frame = msgpack.packb(
-            {"type": "move", "id": next(self.ids), "room": self.room, "move": msg["legal_moves"][0]}
+            {
+                "type": "move",
+                "id": next(self.ids),
+                "room": self.room,
+                "move": msg["legal_moves"][0],
+                "reply": self.reply,
+            }
         )
         if len(self.stats.move_bytes) < 64:
             self.stats.move_bytes.append(len(frame))
@@ -491,7 +503,11 @@ def load_worker(
         except Exception as exc:  # report it rather than leave the parent waiting
             pipe.send(f"{type(exc).__name__}: {exc}")
             return {}
-        players = [Player(ws, stats, opts["think"]) for ws in conns] if mode == "arena" else []
+        players = (
+            [Player(ws, stats, opts["think"], opts["reply"]) for ws in conns]
+            if mode == "arena"
+            else []
+        )
         pipe.send("ready")
         start, end = await loop.run_in_executor(None, pipe.recv)
         window = Window(start, end)
@@ -660,7 +676,13 @@ def arena_phase(
         serve_args += ["--redis", presence_url, "--redis-prefix", f"bench-{free_port()}:"]
     srv = start_server(arena_server, serve_args, profile, args.server_log)
     try:
-        opts = {"warmup": args.warmup, "game": "collapsi", "rules": args.rules, "think": think}
+        opts = {
+            "warmup": args.warmup,
+            "game": "collapsi",
+            "rules": args.rules,
+            "think": think,
+            "reply": args.move_reply,
+        }
         opts["profile"] = profile
         if profile is not None and args.py_spy:
             opts["py_spy"] = shutil.which("py-spy") or "py-spy"
@@ -921,6 +943,12 @@ def main(argv: list[str] | None = None) -> int:
         "--connections", type=int, default=10_000, help="idle connections (10000; 0 skips)"
     )
     parser.add_argument("--rules", default="standard", choices=["standard", "classic"])
+    parser.add_argument(
+        "--move-reply",
+        default="event",
+        choices=["event", "ack"],
+        help="players' moves are answered by their own move_made (event, default) or an ack",
+    )
     parser.add_argument(
         "--keep-rate-limit",
         action="store_true",

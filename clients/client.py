@@ -246,7 +246,9 @@ class Client:
             track.gaps.append((track.seq + 1, ev.seq))
         track.seq = ev.seq
         if self.keep_events:
-            track.events.append(ev)
+            # the mover's own move_made may come as its reply (with re): keep the event as
+            # everyone else saw it and the room's log holds it
+            track.events.append(ev if ev.re is None else ev.model_copy(update={"re": None}))
         return True
 
     # -- requests ---------------------------------------------------------------------------
@@ -410,8 +412,12 @@ class Client:
         await self.request(m.Ready(room=room, ready=ready))
 
     async def move(self, room: str, move: str) -> None:
-        """Play a move; returns once the server accepted (and logged) it."""
-        await self.request(m.MakeMove(room=room, move=move))
+        """Play a move; returns once the server accepted (and logged) it.
+
+        Asks for the move's own ``move_made`` as the reply (``reply: "event"``), one
+        frame fewer than an ``ack``; a server that answers ``ack`` instead is fine too.
+        """
+        await self.request(m.MakeMove(room=room, move=move, reply="event"))
 
     async def resign(self, room: str) -> None:
         await self.request(m.Resign(room=room))

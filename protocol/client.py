@@ -214,11 +214,15 @@ class Ready(ClientBase):
 
 
 class MakeMove(ClientBase):
-    """Play ``move`` (in the game's notation) for the seat this client holds."""
+    """Play ``move`` (in the game's notation) for the seat this client holds.
+
+    ``reply: "event"`` asks for the move's own ``move_made`` (carrying ``re``) as the
+    reply instead of a separate ``ack``; left out (or ``"ack"``) the reply is ``ack``."""
 
     type: Literal["move"] = "move"
     room: Id
     move: Move
+    reply: Literal["ack", "event"] | None = None
 
 
 class Resign(ClientBase):

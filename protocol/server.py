@@ -74,7 +74,7 @@ class Welcome(ServerBase):
 
     ``session`` identifies this connection's session in logs; ``resume_token`` is the
     secret to ``resume`` it from a new connection if this one drops. ``features`` names
-    additive v1 extensions this server supports (none are defined yet).
+    additive v1 extensions this server supports (``move_reply``: see ``MakeMove.reply``).
     """
 
     type: Literal["welcome"] = "welcome"

@@ -39,6 +39,8 @@ from server.room import Room, RoomSettings, now_ms
 log = structlog.get_logger("arena.server")
 
 SOFTWARE = "collapsi-arena/0.1"
+#: additive protocol extensions this server supports (welcome.features, PROTOCOL.md)
+FEATURES = ("move_reply",)
 
 
 @dataclass
@@ -363,6 +365,7 @@ class Arena:
                     ping_interval_ms=int((cfg.ping_interval or 0) * 1000),
                 ),
                 games=self._games,
+                features=list(FEATURES),
             )
         )
         conn.phase = Phase.ANONYMOUS
@@ -658,6 +661,11 @@ class Arena:
         await self._room_call(conn, msg, "set_ready", msg.ready)
 
     async def on_move(self, conn: Connection, msg: m.MakeMove) -> None:
+        if msg.reply == "event":  # the move's own move_made, with re, is the reply: no ack
+            s = self._session(conn)
+            room = await self._find_room(msg.room)
+            await room.ask(room.move, s.id, msg.move, msg.id)
+            return
         await self._room_call(conn, msg, "move", msg.move)
 
     async def on_resign(self, conn: Connection, msg: m.Resign) -> None:

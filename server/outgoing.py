@@ -30,6 +30,12 @@ class Outgoing:
     def of(cls, msg: BaseModel) -> Outgoing:
         return cls(to_wire(msg))
 
+    def replying(self, re: Any) -> Outgoing:
+        """The same message as the reply to request ``re`` (``re`` right after ``type``)."""
+        wire = {"type": self.type, "re": re}
+        wire.update(self.wire)
+        return Outgoing(wire)
+
     def frame(self, binary: bool) -> bytes | str:
         if binary:
             if self._bin is None:

@@ -296,13 +296,17 @@ class Room:
         seq = self.seq + 1
         await self._log_and_send(Outgoing.of(cls(room=self.id, seq=seq, **fields)), seq)
 
-    async def _log_and_send(self, out: Outgoing, seq: int) -> None:
+    async def _log_and_send(self, out: Outgoing, seq: int, reply: tuple | None = None) -> None:
+        """``reply``: (session, request id): that member gets the event as its reply (``re``)."""
         if self.arena.cluster is not None and out.type in MEMBERSHIP_EVENTS:
             await self._save_members()
         await self.arena.presence.append_event(self.id, out.wire, expected_seq=seq)
         self.seq = seq
         for session in list(self.members):
-            self.arena.deliver(session, out)
+            if reply is not None and session == reply[0]:
+                self.arena.deliver(session, out.replying(reply[1]))
+            else:
+                self.arena.deliver(session, out)
 
     async def _save_members(self) -> None:
         """Several nodes: keep the members' sessions in presence, so a takeover knows them."""
@@ -553,12 +557,14 @@ class Room:
         await self._apply(events[1:])
         await self._lobby_update()
 
-    async def move(self, session: str, move: str) -> None:
+    async def move(self, session: str, move: str, re: Any = None) -> None:
+        """Play ``move``; with ``re`` (a ``move`` with ``reply: "event"``) the mover's
+        ``move_made`` carries it as the reply."""
         seat = self._seated(session)
         if self.match is None:
             raise ProtocolError(ErrorCode.NOT_STARTED, "the game has not started")
         events = self.match.submit_move(seat, move, self._now())
-        await self._apply(events)
+        await self._apply(events, None if re is None else (session, re))
         if events[0]["type"] != "move":  # the flag fell before the move arrived
             raise ProtocolError(ErrorCode.GAME_OVER, "your time ran out before the move arrived")
 
@@ -581,14 +587,17 @@ class Room:
         if self.match is not None:
             await self._apply(self.match.check_time(self._now()))
 
-    async def _apply(self, events: list[dict[str, Any]]) -> None:
-        """Turn the match's events into room events (logged, then sent), in order."""
+    async def _apply(self, events: list[dict[str, Any]], reply: tuple | None = None) -> None:
+        """Turn the match's events into room events (logged, then sent), in order.
+
+        ``reply`` (session, request id): the ``move_made`` of that session's move is its reply.
+        """
         assert self.match is not None
         for ev in events:
             if ev["type"] == "move":
                 self._moves_metric.inc()
                 seq = self.seq + 1
-                await self._log_and_send(Outgoing(self.move_wire(seq, ev)), seq)
+                await self._log_and_send(Outgoing(self.move_wire(seq, ev)), seq, reply)
             elif ev["type"] == "game_over":
                 if ev["clocks"] is not None and ev["result"]["reason"] == "timeout":
                     await self.emit(

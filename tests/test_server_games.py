@@ -105,6 +105,44 @@ async def test_collapsi_standard_rated_game_with_spectator(arena: Any) -> None:
     assert board[0].rating == change[winner].after and board[0].games == 1
 
 
+async def test_a_move_is_answered_by_ack_or_by_its_own_move_made(arena: Any) -> None:
+    """``move`` without ``reply`` gets ``ack``; with ``reply: "event"`` its mover's
+    ``move_made`` carries ``re`` and no ``ack`` follows; the others' copy has no ``re``."""
+    await arena.start()
+    room, clients = await seat_players(arena, "collapsi", ["eve", "fay"])
+    await ready_all(room, clients)
+    ev = await clients[0].next(type="game_started", room=room)
+    # a refused move with reply "event" is answered by its error, as before
+    idle = clients[1 - ev.to_move]
+    await idle.send(m.MakeMove(id=950, room=room, move=ev.legal_moves[0], reply="event"))
+    err = await idle.next(type="error", where=lambda e: e.re == 950)
+    assert err.code == "not_your_turn"
+    checked = 0
+    for rid, reply in ((901, None), (902, "event"), (903, "event"), (904, None)):
+        if ev.to_move is None:  # the game ended early
+            break
+        mover, other = clients[ev.to_move], clients[1 - ev.to_move]
+        mine, after = len(mover.received), ev.seq
+
+        def later(e: Any, after: int = after) -> bool:
+            return e.seq > after
+
+        await mover.send(m.MakeMove(id=rid, room=room, move=ev.legal_moves[0], reply=reply))
+        made = await mover.next(type="move_made", room=room, where=later)
+        seen = await other.next(type="move_made", room=room, where=later)
+        assert made.seq == seen.seq == after + 1 and seen.re is None
+        await mover.ping()  # replies come in order: anything for this move arrived first
+        replies = [x for x in mover.received[mine:] if getattr(x, "re", None) == rid]
+        if reply is None:
+            assert made.re is None and [x.type for x in replies] == ["ack"]
+        else:
+            assert made.re == rid and replies == [made]
+            assert made.model_copy(update={"re": None}) == seen
+        ev = seen
+        checked += 1
+    assert checked >= 2, "a move answered by ack and one by its move_made were checked"
+
+
 async def test_collapsi_classic_casual_game(arena: Any) -> None:
     await arena.start()
     room, clients = await seat_players(arena, "collapsi", ["cat", "dan"], rules="classic")
