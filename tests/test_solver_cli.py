@@ -72,6 +72,26 @@ def test_solve_from_the_deal_and_after_the_end() -> None:
     assert answer_now["winner"] != answer_now["to_move"]
 
 
+def test_solve_takes_every_board_size_and_says_when_one_is_too_large() -> None:
+    # a custom 3x3 board, from its deal and from a position string: the naive minimax agrees
+    for setup, rules in (("JJ1112223", "standard"), ("JJ1/112/223 0,1 0", "classic")):
+        out = arena("collapsi", "solve", "--rules", rules, "--deal", setup, "--json")
+        assert out.returncode == 0, out.stderr
+        pos = CollapsiGame.from_setup(setup, rules=rules, variant="custom").to_position()
+        wins, plies = naive_solve(pos)
+        assert json.loads(out.stdout) == {
+            "to_move": "red",
+            "winner": "red" if wins else "blue",
+            "plies": plies,
+            "moves": {str(c): p for c, p in sorted(naive_move_values(pos).items())},
+        }
+    # a two-player Big Board deal (6x6) is not solved in a second: the command says so
+    big = CollapsiGame.new(variant="big-board", players=2, seed=3).setup()
+    out = arena("collapsi", "solve", "--deal", big, "--max-seconds", "0.5", "--json")
+    assert out.returncode == 2 and out.stdout == ""
+    assert "too large to solve exhaustively" in out.stderr, out.stderr
+
+
 def test_solve_bad_input_is_one_line_exit_2() -> None:
     for args in (
         ("--deal", "J1234"),

@@ -27,7 +27,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from clients.cli import CliError
 from engine.base import EngineError
 from engine.collapsi.position import JACK, Position
-from engine.collapsi.solver import SolverBudgetExceeded, analyse, solve_length
+from engine.collapsi.solver import DEFAULT_MAX_NODES, SolverBudgetExceeded, analyse, solve_length
 
 SEATS = ("red", "blue")
 DECK_4X4 = "JJ11112222333344"  # two jacks/jokers, four A, 2, 3 and two 4s (both rule sets)
@@ -53,7 +53,10 @@ PAPER_RED_WINS = 17_721_000  # 37.5%
 def _add_solve_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rules", default="standard", help="standard (v1.3.1, default) or classic")
     p.add_argument(
-        "--deal", required=True, help="a deal (e.g. J1234123412341J2) or a position string"
+        "--deal",
+        required=True,
+        help="a deal (e.g. J123412341231J23; 16 cards: 4x4, 36: Big Board, other sizes: "
+        "a custom board) or a position string",
     )
     p.add_argument("--moves", default="", help="moves played so far, comma-separated cells")
     p.add_argument("--json", action="store_true", help="print the JSON contract only")
@@ -62,10 +65,18 @@ def _add_solve_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _variant_for(setup: str) -> str:
+    """The two-player variant a deal or position string implies by its size: 16 cards
+    are the base game, 36 Big Board (its unused jacks collapsed, ruling 4), any other
+    size a custom board (ruling 8) whose deck is the deal itself."""
+    cards = len(setup.strip().split(" ")[0].replace("/", ""))
+    return {16: "base", 36: "big-board"}.get(cards, "custom")
+
+
 def _position(deal: str, rules: str, moves: str) -> Position:
     from engine.collapsi import CollapsiGame
 
-    game = CollapsiGame.from_setup(deal, rules=rules)
+    game = CollapsiGame.from_setup(deal, rules=rules, variant=_variant_for(deal), players=2)
     played = [m.strip() for m in moves.split(",") if m.strip()]
     for i, move in enumerate(played, 1):
         if game.is_over():
@@ -86,7 +97,10 @@ def solve_contract(deal: str, rules: str, moves: str = "", max_seconds: float = 
     try:
         a = analyse(pos, max_seconds=max_seconds)
     except SolverBudgetExceeded as exc:
-        raise CliError(f"{exc}; the position is too large to solve exhaustively") from None
+        raise CliError(
+            f"{exc}; the position is too large to solve exhaustively within "
+            f"--max-seconds {max_seconds:g} (and {DEFAULT_MAX_NODES:,} positions)"
+        ) from None
     return {
         "to_move": SEATS[a.to_move],
         "winner": SEATS[a.winner],
