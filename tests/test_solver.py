@@ -173,6 +173,21 @@ def test_positions_with_no_move_are_lost_at_once():
     assert (a.winner, a.plies, a.moves) == (1, 0, {})
 
 
+def test_a_mover_whose_only_walk_ends_on_the_other_pawn_has_lost():
+    # 3x3: red on a 1 at cell 0, blue on a 1 at cell 1; cells 2, 3, 4, 6, 7 are face
+    # down, so red's only step ends on blue (not a move, ruling 2) and blue, after any
+    # move of red's, would be stuck too: the win search's "opponent stuck" shortcut
+    # must not count that as a win
+    cards = (1, 1, 2, 2, 2, 3, 1, 1, 2)
+    collapsed = sum(1 << c for c in (2, 3, 4, 6, 7))
+    pos = Position("standard", 3, 3, cards, collapsed, (0, 1), 0)
+    assert naive_moves(pos) == set() and naive_solve(pos) == (False, 0)
+    assert solve_winner(pos) == 1
+    assert solve_length(pos) == (1, 0)
+    assert (analyse(pos).winner, analyse(pos).plies) == (1, 0)
+    assert best_move(pos) is None
+
+
 def test_symmetric_deals_have_equal_values():
     rng = random.Random(3)
     deck = list(DECKS[(4, 4)])
