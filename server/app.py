@@ -101,6 +101,8 @@ class Arena:
         self.sessions: dict[str, Session] = {}
         self.online_names: dict[str, str] = {}  # name key -> session id
         self.connections: set[Connection] = set()
+        #: connections subscribed to lobby events (the fan-out visits only these)
+        self.lobby_conns: set[Connection] = set()
         self._tasks: list[asyncio.Task[Any]] = []
         self._games = self._game_infos()
         self.server: Server | None = None
@@ -265,6 +267,7 @@ class Arena:
             await conn.run()
         finally:
             self.connections.discard(conn)
+            self.lobby_conns.discard(conn)
             self.metrics.connections.dec()
             await self._connection_lost(conn)
             conn.done.set()
@@ -489,10 +492,12 @@ class Arena:
     async def on_lobby_subscribe(self, conn: Connection, msg: m.LobbySubscribe) -> None:
         conn.lobby = True
         conn.lobby_game = msg.game
+        self.lobby_conns.add(conn)
         await self.on_list_rooms(conn, m.ListRooms(id=msg.id, game=msg.game))
 
     async def on_lobby_unsubscribe(self, conn: Connection, msg: m.LobbyUnsubscribe) -> None:
         conn.lobby = False
+        self.lobby_conns.discard(conn)
         conn.send(m.Ack(re=msg.id))
 
     async def _lobby_fanout(self) -> None:
@@ -509,17 +514,23 @@ class Arena:
         async with await self.presence.subscribe_lobby() as sub:
             async for ev in sub:
                 if ev["op"] == "upsert":
+                    room = ev["room"]["room"]
+                    added = room not in known
+                    known.add(room)
+                    if not self.lobby_conns:  # nobody listens: no message to build
+                        continue
                     summary = m.RoomSummary.model_validate(ev["room"])
-                    cls = m.RoomUpdated if summary.room in known else m.RoomAdded
-                    known.add(summary.room)
+                    cls = m.RoomAdded if added else m.RoomUpdated
                     out = Outgoing.of(cls(summary=summary))
                     game = summary.game
                 else:
                     known.discard(ev["room_id"])
+                    if not self.lobby_conns:
+                        continue
                     out = Outgoing.of(m.RoomRemoved(room=ev["room_id"]))
                     game = None
-                for conn in list(self.connections):
-                    if conn.lobby and (game is None or conn.lobby_game in (None, game)):
+                for conn in list(self.lobby_conns):
+                    if game is None or conn.lobby_game in (None, game):
                         conn.send(out)
 
     def _check_game(self, game: str, rules: str | None, variant: str | None) -> tuple[str, str]:
