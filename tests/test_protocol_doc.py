@@ -3,9 +3,12 @@ and its worked example is a real game the engine replays move by move."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -91,23 +94,29 @@ def test_worked_example_replies_and_seqs() -> None:
     assert frames[1][1].type == "welcome"
     pending: list = []
     last_seq = None
+    early: list[int] = []  # events before the room's first snapshot (it includes them)
     for direction, msg in frames:
         if direction == "client":
             pending.append(msg.id)
             continue
         if msg.type == "room_state":
+            assert early == list(range(1, msg.seq + 1)), "the snapshot covers what came first"
             last_seq = msg.seq
         if msg.type in ROOM_EVENT_TYPES:
+            assert msg.re is None
+            if last_seq is None:
+                early.append(msg.seq)
+                continue
             assert msg.seq == last_seq + 1, "room events are gap-free"
             last_seq = msg.seq
-            assert msg.re is None
         elif msg.type == "goodbye":
             assert msg.re is None
         else:
             assert msg.re in pending, f"{msg.type} answers no open request"
             pending.remove(msg.re)
     assert pending == [], "every request got exactly one reply"
-    assert [m.type for _, m in frames[-3:]] == ["logout", "ack", "goodbye"]
+    tail = ["logout", "seat_freed", "player_left", "ack", "goodbye"]
+    assert [m.type for _, m in frames[-5:]] == tail
 
 
 def test_worked_example_is_a_real_game() -> None:
@@ -140,3 +149,116 @@ def test_worked_example_is_a_real_game() -> None:
 @pytest.mark.parametrize("needle", ["server-defined", "additive", "Unknown fields are ignored"])
 def test_doc_states_the_contract_words(needle: str) -> None:
     assert needle in DOC
+
+
+# -- the worked example against the reference server -----------------------------------
+
+
+def _shape(direction: str, msg: Any) -> str:
+    """What the comparison keeps of a frame: its direction, type, and whether it has ``re``."""
+    arrow = ">" if direction == "client" else "<"
+    return f"{arrow} {msg.type}{' re' if getattr(msg, 're', None) is not None else ''}"
+
+
+class _Conn:
+    """A raw JSON-text-frame connection that records every frame it sends and gets."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.log: list[tuple[str, Any]] = []
+        self.ids = 0
+
+    async def send(self, **fields: Any) -> int:
+        self.ids += 1
+        text = json.dumps({**fields, "id": self.ids})
+        self.log.append(("client", decode_client(text)))
+        await self.ws.send(text)
+        return self.ids
+
+    async def until(self, *wanted: Callable[[Any], bool]) -> list[Any]:
+        """Read until every predicate has matched some frame; returns the frames read."""
+        left = list(wanted)
+        got = []
+        while left:
+            msg = decode_server(await asyncio.wait_for(self.ws.recv(), 10))
+            self.log.append(("server", msg))
+            got.append(msg)
+            left = [p for p in left if not p(msg)]
+        return got
+
+    async def request(self, *also: Callable[[Any], bool], **fields: Any) -> list[Any]:
+        rid = await self.send(**fields)
+        return await self.until(lambda m: getattr(m, "re", None) == rid, *also)
+
+
+def _is(kind: str) -> Callable[[Any], bool]:
+    return lambda m: m.type == kind
+
+
+async def test_worked_example_frames_match_the_reference_server(arena: Any) -> None:
+    """Ann's side of the worked example, replayed on a real server (raw JSON text frames):
+    the frames around the game (connect, room, ready, start; chat, record, logout) have
+    the transcript's types, order and replies. The deal is the server's, so the game
+    itself is compared by its rules only: move_made and ack per move, not_your_turn."""
+    from websockets.asyncio.client import connect
+
+    await arena.start()
+    async with connect(arena.url) as ann_ws, connect(arena.url) as bot_ws:
+        ann, bot = _Conn(ann_ws), _Conn(bot_ws)
+        hello = {"type": "hello", "versions": [1], "software": "doc-test/1"}
+        await ann.request(**hello)
+        await ann.request(type="login", name="ann", token="s3cret-player-token", bot=False)
+        tc = {"kind": "fischer", "base_ms": 180000, "increment_ms": 2000}
+        (state,) = [
+            m
+            for m in await ann.request(
+                type="create_room",
+                game="collapsi",
+                rules="standard",
+                variant="base",
+                options={},
+                seats=2,
+                time_control=tc,
+                rated=True,
+                private=False,
+                seat=0,
+            )
+            if m.type == "room_state"
+        ]
+        room = state.room
+        await bot.request(**hello)
+        await bot.request(type="login", name="kestrel-bot", token="bot-token-9f2", bot=True)
+        await bot.request(type="join_room", room=room, role="player")
+        await bot.request(type="take_seat", room=room, seat=1)
+        await bot.request(type="ready", room=room, ready=True)
+        await ann.until(lambda m: m.type == "ready_changed" and m.seat == 1)
+        started = await ann.request(_is("game_started"), type="ready", room=room, ready=True)
+        game = next(m for m in started if m.type == "game_started")
+        to_move, legal, ply, refused = game.to_move, game.legal_moves, 0, None
+        while to_move is not None:
+            ply += 1
+            mover = ann if to_move == 0 else bot
+            await mover.send(type="move", room=room, move=legal[0])
+            last = (await ann.until(lambda m, p=ply: getattr(m, "ply", 0) == p))[-1]
+            to_move, legal = last.to_move, last.legal_moves
+            if ply == 1:  # out of turn, as Ann tries in the transcript
+                refused = (await ann.request(type="move", room=room, move=legal[0]))[-1]
+        (over,) = [m for m in await ann.until(_is("game_over")) if m.type == "game_over"]
+        await bot.until(_is("game_over"))
+        over_at = len(ann.log)
+        await ann.request(_is("chat_message"), type="chat", room=room, text="gg")
+        await ann.request(type="get_record", record=over.record)
+        await ann.request(_is("goodbye"), type="logout")
+    assert refused is not None and refused.code == "not_your_turn"
+    real = [_shape(d, m) for d, m in ann.log]
+    doc = [_shape(d, m) for d, m in _transcript()]
+    first_move = doc.index("> move")
+    assert real[:first_move] == doc[:first_move]
+    chat = doc.index("> chat")
+    assert real[real.index("> chat") :] == doc[chat:]
+    assert real[over_at - 1] == doc[chat - 1] == "< game_over"
+    # each of Ann's moves was answered once: an ack, or the error for the out-of-turn one
+    sent = [m.id for d, m in ann.log if d == "client" and m.type == "move"]
+    replies = [m.type for d, m in ann.log if d == "server" and getattr(m, "re", None) in sent]
+    assert sorted(replies) == ["ack"] * (len(sent) - 1) + ["error"]
+    assert [m.ply for _, m in ann.log if m.type == "move_made"] == list(range(1, ply + 1))
