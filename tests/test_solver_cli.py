@@ -98,6 +98,7 @@ def test_solve_bad_input_is_one_line_exit_2() -> None:
         ("--deal", DEAL, "--moves", "1,99"),
         ("--deal", DEAL, "--rules", "modern"),
         ("--deal", DEAL, "--moves", "5"),
+        ("--deal", DEAL, "--moves", "1,,9"),
     ):
         out = arena("collapsi", "solve", *args, "--json")
         assert out.returncode == 2, (args, out.stdout, out.stderr)

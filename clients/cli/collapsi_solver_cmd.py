@@ -77,8 +77,10 @@ def _position(deal: str, rules: str, moves: str) -> Position:
     from engine.collapsi import CollapsiGame
 
     game = CollapsiGame.from_setup(deal, rules=rules, variant=_variant_for(deal), players=2)
-    played = [m.strip() for m in moves.split(",") if m.strip()]
+    played = [m.strip() for m in moves.split(",")] if moves.strip() else []
     for i, move in enumerate(played, 1):
+        if not move:
+            raise CliError(f"--moves: move {i} is empty; give cells separated by commas")
         if game.is_over():
             raise CliError(f"move {i} ({move}): the game is already over")
         try:
