@@ -10,14 +10,13 @@ when the committed file is out of date.
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from pydantic import TypeAdapter
 
+from protocol._generated import generated_file_main
 from protocol.client import ClientMessage
 from protocol.server import RoomEvent, ServerMessage
 from protocol.versions import CURRENT_VERSION
@@ -72,25 +71,7 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m protocol.schema", description=__doc__)
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--write", action="store_true", help=f"write {SCHEMA_PATH.name}")
-    group.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
-    args = parser.parse_args(argv)
-    text = render()
-    if args.write:
-        SCHEMA_PATH.parent.mkdir(parents=True, exist_ok=True)
-        SCHEMA_PATH.write_text(text, encoding="utf-8")
-        print(f"wrote {SCHEMA_PATH}")
-        return 0
-    if args.check:
-        current = SCHEMA_PATH.read_text(encoding="utf-8") if SCHEMA_PATH.exists() else ""
-        if current != text:
-            print(f"{SCHEMA_PATH} is out of date: run python -m protocol.schema --write")
-            return 1
-        return 0
-    sys.stdout.write(text)
-    return 0
+    return generated_file_main("protocol.schema", SCHEMA_PATH, render, __doc__, argv)
 
 
 if __name__ == "__main__":

@@ -11,14 +11,13 @@ float64, top-level nulls omitted). Regenerate after changing a model or an examp
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import msgpack
 
+from protocol._generated import generated_file_main
 from protocol.codec import encode
 from protocol.examples import client_examples, server_examples
 from protocol.limits import MAX_DEPTH
@@ -204,25 +203,7 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m protocol.vectors", description=__doc__)
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--write", action="store_true", help=f"write {VECTORS_PATH.name}")
-    group.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
-    args = parser.parse_args(argv)
-    text = render()
-    if args.write:
-        VECTORS_PATH.parent.mkdir(parents=True, exist_ok=True)
-        VECTORS_PATH.write_text(text, encoding="utf-8")
-        print(f"wrote {VECTORS_PATH}")
-        return 0
-    if args.check:
-        current = VECTORS_PATH.read_text(encoding="utf-8") if VECTORS_PATH.exists() else ""
-        if current != text:
-            print(f"{VECTORS_PATH} is out of date: run python -m protocol.vectors --write")
-            return 1
-        return 0
-    sys.stdout.write(text)
-    return 0
+    return generated_file_main("protocol.vectors", VECTORS_PATH, render, __doc__, argv)
 
 
 if __name__ == "__main__":
