@@ -17,7 +17,7 @@ import argparse
 import json
 
 from clients.cli import CliError, collapsi_puzzle_cmd, collapsi_solver_cmd
-from engine.base import EngineError
+from clients.cli.collapsi_args import replay_moves
 from engine.collapsi import CollapsiGame
 
 
@@ -115,16 +115,7 @@ def _run_moves(args: argparse.Namespace) -> int:
         players=args.players,
         options=_options(args),
     )
-    played = [m.strip() for m in args.moves.split(",")] if args.moves.strip() else []
-    for i, move in enumerate(played, 1):
-        if not move:
-            raise CliError(f"--moves: move {i} is empty; give cells separated by commas")
-        if game.is_over():
-            raise CliError(f"move {i} ({move}): the game is already over")
-        try:
-            game.play(move)
-        except EngineError as exc:
-            raise CliError(f"move {i} ({move}) is illegal: {exc}") from None
+    replay_moves(game, args.moves)
     pos = game.to_position()
     over = game.is_over()
     moves = [] if over else game.legal_cells()

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from clients.cli import CliError
-from engine.base import EngineError
+from clients.cli.collapsi_args import replay_moves
 from engine.collapsi.position import JACK, Position
 from engine.collapsi.solver import DEFAULT_MAX_NODES, SolverBudgetExceeded, analyse, solve_length
 
@@ -77,16 +77,7 @@ def _position(deal: str, rules: str, moves: str) -> Position:
     from engine.collapsi import CollapsiGame
 
     game = CollapsiGame.from_setup(deal, rules=rules, variant=_variant_for(deal), players=2)
-    played = [m.strip() for m in moves.split(",")] if moves.strip() else []
-    for i, move in enumerate(played, 1):
-        if not move:
-            raise CliError(f"--moves: move {i} is empty; give cells separated by commas")
-        if game.is_over():
-            raise CliError(f"move {i} ({move}): the game is already over")
-        try:
-            game.play(move)
-        except EngineError as exc:
-            raise CliError(f"move {i} ({move}) is illegal: {exc}") from None
+    replay_moves(game, moves)
     pos = game.to_position()
     if len(pos.pawns) != 2 or min(pos.pawns) < 0:
         raise CliError("the solver handles two-player positions with both pawns placed")
