@@ -7,18 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from arena_process import ROOT, run_arena
+
 DEAL = "41J124313J322123"
 
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "clients.cli", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return run_arena(*args, timeout=60)
 
 
 def test_deal_is_reproducible_and_16_cards() -> None:

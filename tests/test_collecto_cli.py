@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from arena_process import run_arena
 
 from clients.cli import main
 from engine.collecto import board as B
 from engine.collecto.deal import deal
-
-ROOT = Path(__file__).resolve().parent.parent
 
 # Row 0: B. Row 1: . . B . Y . R. Row 2: . . R -> row 1 left takes 2 blue and 2 red.
 TWO_GROUPS = "1000000" + "0010203" + "0030000" + "0" * 28
@@ -24,13 +21,7 @@ NO_MOVE = "1020300" + "0" * 7 + "4000005" + "0" * 7 + "0006000" + "0" * 14
 
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "clients.cli", "collecto", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return run_arena("collecto", *args, timeout=60)
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> object:

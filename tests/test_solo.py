@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from arena_process import run_arena as arena
 
 from engine.base import SetupError, new_game
 from engine.collapsi import solo_count
@@ -25,9 +23,6 @@ from engine.collapsi.solo import (
     solve,
     solve_by_engine,
 )
-
-ROOT = Path(__file__).resolve().parent.parent
-
 
 # -- an independent brute force, written from the rules text, not from the engine ----------
 
@@ -185,16 +180,6 @@ def test_bad_requests_are_setup_errors():
         generate(3, "impossible", 0)
     with pytest.raises(SetupError):
         solve(new_game("collapsi", seed=1))  # type: ignore[arg-type]
-
-
-def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "clients.cli", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_puzzle_command_prints_a_puzzle_and_a_winning_line():

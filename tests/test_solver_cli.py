@@ -4,27 +4,16 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
+
+from arena_process import run_arena as arena
 
 from clients.cli.collapsi_solver_cmd import summarise, survey_deals, wilson
 from engine.collapsi import CollapsiGame
 from engine.collapsi.solver import legal_destinations, solve_length
 from tests.test_solver import naive_move_values, naive_solve
 
-ROOT = Path(__file__).resolve().parent.parent
 DEAL = "J123412341231J23"
-
-
-def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "clients.cli", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_solve_json_contract_matches_naive_minimax() -> None:
