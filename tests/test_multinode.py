@@ -12,104 +12,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-import os
 import signal
-import sys
 import time
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from arena_process import Node, serve_command, start_node, stop_node
 from redis_server import RedisServer, delete_prefix
 
 from clients.client import ArenaError, Client
 from protocol import messages as m
 from server.presence.redis import RedisPresence
 
-ROOT = Path(__file__).resolve().parent.parent
 LEASE_TTL = "1.0"
 
 
-class Node:
-    """One ``arena serve`` subprocess; its JSON log lines are collected."""
-
-    def __init__(self, name: str, proc: asyncio.subprocess.Process, url: str) -> None:
-        self.name = name
-        self.proc = proc
-        self.url = url
-        self.lines: list[dict[str, Any]] = []
-        self.drainer: asyncio.Task[None] | None = None
-
-    def events(self, event: str) -> list[dict[str, Any]]:
-        return [e for e in self.lines if e.get("event") == event]
-
-    def kill9(self) -> None:
-        if self.proc.returncode is None:
-            os.kill(self.proc.pid, signal.SIGKILL)
-
-
-async def start_node(
-    argv: list[str], env: dict[str, str] | None = None, name: str = "", cwd: Path = ROOT
-) -> Node:
-    """Run ``argv`` (an ``arena serve`` command line) and wait for its ``listening`` line."""
-    proc = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        stderr=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.DEVNULL,
-    )
-    assert proc.stderr is not None
-    lines: list[dict[str, Any]] = []
-    other: list[bytes] = []
-    url = None
-    while url is None:
-        raw = await asyncio.wait_for(proc.stderr.readline(), 20)
-        assert raw, f"node {name} exited before listening: {lines[-3:]} {b''.join(other[-20:])!r}"
-        try:
-            entry = json.loads(raw)
-        except ValueError:
-            other.append(raw)
-            continue
-        lines.append(entry)
-        if entry.get("event") == "listening":
-            url = entry["url"]
-    node = Node(name, proc, url)
-    node.lines = lines
-
-    async def drain() -> None:
-        while raw := await proc.stderr.readline():  # type: ignore[union-attr]
-            with contextlib.suppress(ValueError):
-                lines.append(json.loads(raw))
-
-    node.drainer = asyncio.create_task(drain())
-    return node
-
-
-async def stop_node(node: Node) -> None:
-    if node.proc.returncode is None:
-        node.proc.send_signal(signal.SIGTERM)
-        try:
-            await asyncio.wait_for(node.proc.wait(), 10)
-        except TimeoutError:
-            node.proc.kill()
-            await node.proc.wait()
-    if node.drainer is not None:
-        await node.drainer
-
-
 def serve_argv(redis_url: str, prefix: str, node: str, grace: float = 30.0) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "clients.cli",
-        "serve",
-        "--port",
-        "0",
-        "--log-format",
-        "json",
+    return serve_command(
         "--redis",
         redis_url,
         "--redis-prefix",
@@ -120,7 +40,7 @@ def serve_argv(redis_url: str, prefix: str, node: str, grace: float = 30.0) -> l
         LEASE_TTL,
         "--grace",
         str(grace),
-    ]
+    )
 
 
 @contextlib.asynccontextmanager

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from arena_process import Node, start_node, stop_node
 from redis_server import free_port, redis_server_binary
-from test_multinode import Node, start_node, stop_node
 
 from clients.client import Client
 

@@ -8,71 +8,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import signal
-import sys
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from arena_process import Node, serve_command, start_node
 
 from clients.client import Client
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-class ServeProcess:
-    def __init__(self, proc: asyncio.subprocess.Process, url: str, startup_s: float) -> None:
-        self.proc = proc
-        self.url = url
-        self.startup_s = startup_s
-        self.log_lines: list[dict[str, Any]] = []
-
 
 @contextlib.asynccontextmanager
-async def arena_serve(*args: str) -> AsyncIterator[ServeProcess]:
-    t0 = time.monotonic()
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "clients.cli",
-        "serve",
-        "--port",
-        "0",
-        "--log-format",
-        "json",
-        *args,
-        cwd=ROOT,
-        stderr=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.DEVNULL,
-    )
-    assert proc.stderr is not None
-    lines: list[dict[str, Any]] = []
-    url = None
-    while url is None:
-        raw = await asyncio.wait_for(proc.stderr.readline(), 20)
-        assert raw, "arena serve exited before listening"
-        entry = json.loads(raw)
-        lines.append(entry)
-        if entry["event"] == "listening":
-            url = entry["url"]
-    server = ServeProcess(proc, url, time.monotonic() - t0)
-    server.log_lines = lines
-
-    async def drain() -> None:
-        while raw := await proc.stderr.readline():  # type: ignore[union-attr]
-            lines.append(json.loads(raw))
-
-    drainer = asyncio.create_task(drain())
+async def arena_serve(*args: str) -> AsyncIterator[Node]:
+    """``arena serve ARGS``, killed on the way out; every line it logs must be JSON."""
+    server = await start_node(serve_command(*args))
     try:
         yield server
     finally:
-        if proc.returncode is None:
-            proc.kill()
-        await proc.wait()
-        await drainer
+        server.kill9()
+        await server.proc.wait()
+        await server.drainer  # type: ignore[misc]
+        assert not server.other, f"arena serve logged lines that are not JSON: {server.other}"
 
 
 async def finished_game(url: str) -> tuple[str, list[str], Client]:
@@ -105,10 +62,10 @@ async def test_restart_with_the_same_data_dir_keeps_records(tmp_path: Path) -> N
         assert bye.reason == "shutdown"
         assert await asyncio.wait_for(first.proc.wait(), 15) == 0
         await ann.close()
-        events = [e["event"] for e in first.log_lines]
+        events = [e["event"] for e in first.lines]
         assert "arena_stopped" in events
-        assert all("timestamp" in e and "level" in e for e in first.log_lines)
-        assert any(e.get("room") and e["event"] == "game_over" for e in first.log_lines)
+        assert all("timestamp" in e and "level" in e for e in first.lines)
+        assert any(e.get("room") and e["event"] == "game_over" for e in first.lines)
     assert (Path(data) / "records" / f"{record_id}.json").exists()
     async with arena_serve("--data-dir", data) as second:
         async with Client(second.url) as reader:
