@@ -23,6 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.cpu_timing import timed_batches
 from engine.collecto import CollectoGame
 from engine.collecto import board as B
 from engine.collecto.deal import deal
@@ -136,17 +137,6 @@ def collecto_rows(games: int = 200, playout_seconds: float = 2.0) -> list[dict[s
 
 
 # -- rows in bench/engine.py's form: runner(seconds) -> (operations, seconds) ------------
-def _timed_batches(batch: Any, seconds: float) -> tuple[int, float]:
-    """Batches for ``seconds`` of this process's CPU time (one core), like bench/engine.py."""
-    ops = 0
-    start = time.process_time()
-    while True:
-        ops += batch()
-        elapsed = time.process_time() - start
-        if elapsed >= seconds:
-            return ops, elapsed
-
-
 def collecto_listing(kind: str, seconds: float, lister: Any = None) -> tuple[int, float]:
     """Full legal-move listings on sampled positions: ``all``, ``single`` or ``double``.
 
@@ -161,7 +151,7 @@ def collecto_listing(kind: str, seconds: float, lister: Any = None) -> tuple[int
             lister(board)
         return len(boards)
 
-    return _timed_batches(batch, seconds)
+    return timed_batches(batch, seconds)
 
 
 def collecto_playouts(seconds: float) -> tuple[int, float]:
@@ -177,7 +167,7 @@ def collecto_playouts(seconds: float) -> tuple[int, float]:
                 game.play(moves[int(rnd() * len(moves))])
         return len(starts)
 
-    return _timed_batches(batch, seconds)
+    return timed_batches(batch, seconds)
 
 
 #: (name, unit, runner(seconds) -> (ops, seconds)), as in bench/engine.py's BENCHMARKS

@@ -14,26 +14,14 @@ import json
 import platform
 import random
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.collecto_rows import COLLECTO_BENCHMARKS
+from bench.cpu_timing import timed_batches
 from engine.collapsi import CollapsiGame
-
-
-def _timed(fn: Callable[[], int], seconds: float) -> tuple[int, float]:
-    """Run batches for ``seconds`` of this process's CPU time (one core, whatever
-    else the machine is doing); return (operations, CPU seconds)."""
-    ops = 0
-    start = time.process_time()
-    while True:
-        ops += fn()
-        elapsed = time.process_time() - start
-        if elapsed >= seconds:
-            return ops, elapsed
 
 
 def collapsi_playouts(variant: str, rules: str, seconds: float) -> tuple[int, float]:
@@ -49,7 +37,7 @@ def collapsi_playouts(variant: str, rules: str, seconds: float) -> tuple[int, fl
                 g.play_cell(cells[int(rnd() * len(cells))])
         return len(starts)
 
-    return _timed(batch, seconds)
+    return timed_batches(batch, seconds)
 
 
 def collapsi_movegen(variant: str, rules: str, seconds: float) -> tuple[int, float]:
@@ -68,7 +56,7 @@ def collapsi_movegen(variant: str, rules: str, seconds: float) -> tuple[int, flo
             g._gen(g._turn)
         return len(games)
 
-    return _timed(batch, seconds)
+    return timed_batches(batch, seconds)
 
 
 def collapsi_naive_playouts(rules: str, seconds: float) -> tuple[int, float]:
@@ -111,7 +99,7 @@ def collapsi_naive_playouts(rules: str, seconds: float) -> tuple[int, float]:
                 mover = 1 - mover
         return len(deals)
 
-    return _timed(batch, seconds)
+    return timed_batches(batch, seconds)
 
 
 #: (name, unit, runner(seconds) -> (ops, seconds))
