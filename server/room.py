@@ -217,6 +217,30 @@ class Room:
                 )
         return out
 
+    def seat_wires(self) -> list[dict[str, Any]]:
+        """``seat_infos()`` as wire data, built directly (lobby updates, game starts)."""
+        out: list[dict[str, Any]] = []
+        for i, s in enumerate(self.seats):
+            player = None
+            if s is not None:
+                p = s.player
+                player = {
+                    "name": p["name"],
+                    "guest": p.get("guest", False),
+                    "bot": p.get("bot", False),
+                    "rating": p.get("rating"),
+                }
+            out.append(
+                {
+                    "seat": i,
+                    "label": self.labels[i],
+                    "player": player,
+                    "ready": False if s is None else s.ready,
+                    "connected": True if s is None else s.connected,
+                }
+            )
+        return out
+
     def spectator_count(self) -> int:
         return sum(1 for r in self.members.values() if r == "spectator")
 
@@ -246,9 +270,28 @@ class Room:
             created_at=s.created_at,
         )
 
+    def summary_wire(self) -> dict[str, Any]:
+        """Exactly ``to_wire(self.summary())``, without building and dumping models
+        (``tests/test_server_games.py`` checks the two agree)."""
+        s = self.settings
+        wire: dict[str, Any] = {
+            "room": self.id,
+            "game": s.game,
+            "rules": s.rules,
+            "variant": s.variant,
+            "seats": self.seat_wires(),
+            "time_control": s.time_control.model_dump(mode="json"),
+            "rated": s.rated,
+            "status": self.status,
+            "spectators": self.spectator_count(),
+        }
+        if s.created_at is not None:
+            wire["created_at"] = s.created_at
+        return wire
+
     async def _lobby_update(self) -> None:
         if not self.settings.private and not self.closed:
-            await self.arena.presence.lobby_upsert(self.id, to_wire(self.summary()))
+            await self.arena.presence.lobby_upsert(self.id, self.summary_wire())
 
     def state_for(self, session: str | None, re: Any = None) -> m.RoomState:
         s = self.settings
@@ -538,19 +581,26 @@ class Room:
                 st.ready = False
         events = match.start(self._now())
         g = match.game
-        await self.emit(
-            m.GameStarted,
-            game_number=self.game_number,
-            seats=self.seat_infos(),
-            setup=g.setup(),
-            position=g.position(),
-            view=g.view(),
-            to_move=match.to_move(),
-            legal_moves=g.legal_moves() if not match.over else [],
-            clock=None
-            if events[0]["clocks"] is None
-            else m.Clock(remaining_ms=events[0]["clocks"], running=match.to_move()),
-        )
+        # game_started as wire data, built directly: exactly to_wire(GameStarted(...))
+        # (tests/test_server_games.py compares every logged event with its model's wire)
+        seq = self.seq + 1
+        to_move = match.to_move()
+        wire: dict[str, Any] = {
+            "type": "game_started",
+            "room": self.id,
+            "seq": seq,
+            "game_number": self.game_number,
+            "seats": self.seat_wires(),
+            "setup": g.setup(),
+            "position": g.position(),
+            "view": g.view(),
+        }
+        if to_move is not None:
+            wire["to_move"] = to_move
+        wire["legal_moves"] = g.legal_moves() if not match.over else []
+        if events[0]["clocks"] is not None:
+            wire["clock"] = {"remaining_ms": list(events[0]["clocks"]), "running": to_move}
+        await self._log_and_send(Outgoing(wire), seq)
         self.arena.metrics.games_started.labels(s.game).inc()
         self.arena.metrics.games_live.inc()
         self.log.info("game_started", game=s.game, number=self.game_number, players=players)

@@ -74,6 +74,11 @@ async def finish_and_check(
     for ev in clients[0].events(room):
         assert logged[ev.seq] == to_wire(ev)
         assert list(logged[ev.seq]) == list(to_wire(ev))  # same keys in the same order
+        assert repr(logged[ev.seq]) == repr(to_wire(ev))  # nested ones too
+    # the lobby entry, built without models, is exactly the summary model's wire
+    live = arena.arena.rooms[room]
+    assert live.summary_wire() == to_wire(live.summary())
+    assert repr(live.summary_wire()) == repr(to_wire(live.summary()))  # order, nested too
     # The record replays in the engine to the announced result.
     rec = await spectator.get_record(over.record)
     record = GameRecord.from_dict(rec.data.model_dump())
