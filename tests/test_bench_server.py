@@ -24,7 +24,7 @@ def test_bench_server_tiny_run(tmp_path: Path) -> None:
         "--rounds", "1",
         "--workers", "1",
         "--connections", "40",
-        "--think", "0.1",
+        "--think", "0.1,0.05",
         "--json", str(out),
     ]  # fmt: skip
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
@@ -33,21 +33,27 @@ def test_bench_server_tiny_run(tmp_path: Path) -> None:
     for line in (
         "arena moves",
         "echo messages",
+        "relay messages",
         "arena, think 0.1 s",
+        "arena, think 0.05 s",
+        "arena/relay",
         "arena/echo rate ratio:",
         "move p99, instant moves:",
-        "move p99, think 0.1 s:",
+        "move p99, think 0.1 s (",
         "idle: 40 of 40",
     ):
         assert line in text, text
     res = json.loads(out.read_text())
-    arena, echo, paced, idle = res["arena"], res["echo"], res["paced"], res["idle"]
+    arena, echo, relay, idle = res["arena"], res["echo"], res["relay"], res["idle"]
+    assert [p["think"] for p in res["paced"]] == [0.1, 0.05]
+    paced = res["paced"][0]
     # games were really played: moves counted, whole games finished, nothing refused
     assert arena["count"] > 0 and arena["games"] > 0, res
     assert arena["count"] >= 5 * arena["games"], res  # a Collapsi game has several plies
     assert arena["errors"] == {} and echo["errors"] == {} and paced["errors"] == {}, res
     assert paced["count"] > 0 and paced["rate"] < arena["rate"], res  # thinking is slower
-    assert echo["count"] > 0
+    assert echo["count"] > 0 and relay["count"] > 0 and relay["errors"] == {}
+    assert all(p["count"] > 0 and p["errors"] == {} for p in res["paced"]), res
     assert 0 < arena["median_ms"] <= arena["p99_ms"]
     assert res["ratio"] == arena["rate"] / echo["rate"]
     assert res["made_bytes"] > res["move_bytes"] > 0  # echo frames are move_made sized
