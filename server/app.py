@@ -84,6 +84,8 @@ class Session:
         self.rooms: set[str] = set()
         self.queue: str | None = None
         self.expiry: asyncio.TimerHandle | None = None
+        #: rooms whose catch-up the resumed connection still waits for (their events wait too)
+        self.resuming: set[str] = set()
 
     def data(self) -> dict[str, Any]:
         return {"player": self.player, "rooms": sorted(self.rooms), "node": self.node}
@@ -195,11 +197,29 @@ class Arena:
         s = self.sessions.get(session)
         if s is not None:
             if s.conn is not None:
+                if s.resuming and self.held(s, out):
+                    return
                 s.conn.send(out)
                 if self.cluster is not None:
                     self.cluster.note(session, out)
         elif self.cluster is not None:
             self.cluster.deliver(session, out)
+
+    @staticmethod
+    def held(s: Session, out: Outgoing) -> bool:
+        """Whether a resuming session's connection must not get ``out`` yet.
+
+        Until a room's catch-up (or snapshot) has gone out, its live events would
+        overtake it; they are left out, as that catch-up holds them (an event is
+        logged before it is sent, and the room sends the catch-up after them).
+        """
+        room = out.wire.get("room")
+        if room not in s.resuming:
+            return False
+        if out.type in ("catch_up", "room_state"):
+            s.resuming.discard(room)
+            return False
+        return True
 
     def session_name(self, session: str) -> str | None:
         s = self.sessions.get(session)
@@ -414,8 +434,18 @@ class Arena:
             old.conn.close(CloseCode.SESSION_REPLACED, "session resumed elsewhere")
             old.conn.session = None
         old.conn = conn
+        old.resuming = set(old.rooms)
         conn.session = old.id
         conn.log = conn.log.bind(session=old.id)
+        try:
+            await self._resume_rooms(conn, old, msg)
+        finally:
+            if old.conn is conn:
+                old.resuming.clear()
+        conn.log.info("resumed", rooms=sorted(old.rooms))
+
+    async def _resume_rooms(self, conn: Connection, old: Session, msg: m.Resume) -> None:
+        """Answer ``resumed``, then each room's catch-up (its live events wait behind it)."""
         await self.presence.touch_session(old.id, 86400)
         conn.phase = Phase.AUTHENTICATED if old.player else Phase.ANONYMOUS
         conn.send(
@@ -436,7 +466,10 @@ class Arena:
                 await room.ask(room.resume_member, old.id, cursors.get(room_id))
             except PresenceError as exc:  # its node is gone: the takeover will catch us up
                 conn.log.warning("resume_room_unavailable", room=room_id, error=str(exc))
-        conn.log.info("resumed", rooms=sorted(old.rooms))
+            except ProtocolError as exc:  # it closed meanwhile: resumed was the one reply
+                conn.log.info("resume_room_closed", room=room_id, error=str(exc))
+            finally:
+                old.resuming.discard(room_id)
 
     def _adopt_session(self, sid: str, data: dict[str, Any], token: str) -> Session:
         """A session whose node is gone (or elsewhere) resumes here; its old node drops it."""

@@ -587,7 +587,7 @@ class Cluster:
             out = Outgoing(msg["m"])
             for sid in msg["s"]:
                 s = arena.sessions.get(sid)
-                if s is not None and s.conn is not None:
+                if s is not None and s.conn is not None and not arena.held(s, out):
                     s.conn.send(out)
                     self.note(sid, out)
         elif k == "c":

@@ -1,0 +1,52 @@
+"""A resumed session gets its missed events and the live ones strictly in seq order.
+
+The server attaches the new connection and sends each room's catch-up; events the
+room produces meanwhile must not overtake the catch-up (PROTOCOL.md, Sessions:
+resume). Other members act in a tight loop while the player resumes, many times over,
+so that the window between the two is hit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from protocol import messages as m
+
+TRIALS = 20
+CHATTERS = 3
+BATCH = 10
+
+
+async def test_events_during_a_resume_come_after_the_catch_up(arena: Any) -> None:
+    await arena.start(grace=30, rate_burst=100_000, rate_per_second=100_000)
+    ann = await arena.client("ann")
+    room = (await ann.create_room("collapsi", seat=0)).room
+    others = [await arena.client(f"p{i}") for i in range(CHATTERS)]
+    for c in others:
+        await c.join(room)
+    for trial in range(TRIALS):
+        ann.abort()
+        stop = asyncio.Event()
+
+        async def chatter(c: Any, stop: asyncio.Event = stop) -> None:
+            while not stop.is_set():  # frames in flight all the time, acks read in batches
+                for _ in range(BATCH):
+                    await c.send(m.Chat(room=room, text="busy"))
+                await c.chat(room, "busy")
+
+        tasks = [asyncio.create_task(chatter(c)) for c in others]
+        await ann.reconnect()
+        await ann.next(type=("catch_up", "room_state"), room=room)
+        stop.set()
+        await asyncio.gather(*tasks)
+        await others[0].chat(room, f"done {trial}")
+        await ann.next(
+            type="chat_message", room=room, where=lambda e, t=trial: e.text == f"done {t}"
+        )
+        track = ann.rooms[room]
+        assert track.gaps == [], f"trial {trial}: events overtook the catch-up"
+        logged = await arena.arena.presence.read_events(room)
+        seqs = [e.seq for e in ann.events(room)]
+        assert seqs == list(range(seqs[0], len(logged) + 1)), f"trial {trial}"
+        assert [e.type for e in ann.events(room)] == [e["type"] for e in logged[seqs[0] - 1 :]]
