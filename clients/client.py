@@ -97,6 +97,10 @@ class RoomTrack:
         self.events: list[Any] = []
         #: (expected seq, received seq) whenever an event arrived out of order
         self.gaps: list[tuple[int, int]] = []
+        #: events that arrived after a gap, kept (by seq) until the missing ones are in
+        self.ahead: dict[int, Any] = {}
+        #: a watch with since_seq is on its way for the missing events
+        self.asking = False
 
 
 class Client:
@@ -137,6 +141,7 @@ class Client:
         self._pos = 0
         self._arrived = asyncio.Event()
         self._reader: asyncio.Task[None] | None = None
+        self._asks: set[asyncio.Task[None]] = set()
 
     # -- connection ---------------------------------------------------------------------
     async def connect(self) -> m.Welcome:
@@ -187,6 +192,8 @@ class Client:
             raise ArenaError("no_session", "nothing to resume: connect first")
         await self.close()
         await self.connect()
+        for track in self.rooms.values():
+            track.asking = False  # the resume's catch-up fills any gap
         cursors = [m.RoomCursor(room=r, seq=t.seq) for r, t in self.rooms.items()]
         resumed = await self.request(m.Resume(token=self.resume_token, rooms=cursors[:64]))
         self.session, self.resume_token = resumed.session, resumed.resume_token
@@ -215,7 +222,6 @@ class Client:
             self._arrived.set()
 
     def _receive(self, msg: Any) -> None:
-        re = getattr(msg, "re", None)
         if isinstance(msg, m.RoomState):
             track = self.rooms.setdefault(msg.room, RoomTrack())
             track.state = msg
@@ -224,7 +230,19 @@ class Client:
         if isinstance(msg, m.CatchUp):
             replayed = [ev for ev in msg.events if self._room_event(ev)]
         elif msg.type in m.ROOM_EVENT_TYPES and not self._room_event(msg):
-            return  # a duplicate of an event already seen
+            return  # a duplicate of an event already seen, or one kept until a gap is filled
+        self._accept(msg, replayed)
+        room = getattr(msg, "room", None)
+        track = None if room is None else self.rooms.get(room)
+        if track is not None:
+            if isinstance(msg, (m.RoomState, m.CatchUp)) and not getattr(msg, "more", False):
+                track.asking = False
+            if track.ahead:
+                self._fill_gap(room, track)  # type: ignore[arg-type]
+
+    def _accept(self, msg: Any, replayed: list[Any]) -> None:
+        """Answer the request ``msg`` replies to, and queue it (and ``replayed``) for next()."""
+        re = getattr(msg, "re", None)
         if re is not None and re in self._pending:
             fut = self._pending.pop(re)
             if not fut.done():
@@ -237,13 +255,48 @@ class Client:
         self._inbox.extend(replayed)
         self._arrived.set()
 
+    def _fill_gap(self, room: str, track: RoomTrack) -> None:
+        """Apply the events kept after a gap that are now next in line; ask again if
+        the catch-up (or snapshot) left a gap before them."""
+        while track.ahead:
+            first = min(track.ahead)
+            if first <= track.seq:
+                del track.ahead[first]  # the catch-up or snapshot held it already
+            elif first == track.seq + 1:
+                ev = track.ahead.pop(first)
+                self._room_event(ev)
+                self._accept(ev, [])
+            else:
+                self._ask_missing(room, track)
+                return
+
+    def _ask_missing(self, room: str, track: RoomTrack) -> None:
+        """A gap: ask for the events after the last one applied (PROTOCOL.md, Envelope)."""
+        if track.asking or self.ws is None:
+            return
+        track.asking = True
+        ask = m.Watch(id=next(self._ids), room=room, since_seq=track.seq)
+
+        async def send() -> None:
+            with contextlib.suppress(ConnectionLost):
+                await self.send(ask)
+
+        task = asyncio.get_running_loop().create_task(send())
+        self._asks.add(task)
+        task.add_done_callback(self._asks.discard)
+
     def _room_event(self, ev: Any) -> bool:
-        """Track a room event; False if it was already seen (or is in the snapshot)."""
+        """Track a room event; False if it was already seen (or is in the snapshot), or if
+        events before it are missing: then it is kept until they arrive, and asked for."""
         track = self.rooms.setdefault(ev.room, RoomTrack())
         if ev.seq <= track.seq:
             return False
         if ev.seq != track.seq + 1 and (track.seq or track.state is not None):
-            track.gaps.append((track.seq + 1, ev.seq))
+            if not track.ahead:
+                track.gaps.append((track.seq + 1, ev.seq))
+            track.ahead[ev.seq] = ev
+            self._ask_missing(ev.room, track)
+            return False
         track.seq = ev.seq
         if self.keep_events:
             # the mover's own move_made may come as its reply (with re): keep the event as
