@@ -738,6 +738,8 @@ class Arena:
         rules, variant = self._check_game(msg.game, msg.rules, msg.variant)
         if msg.rated and s.player and s.player.get("guest"):
             raise ProtocolError(ErrorCode.FORBIDDEN, "rated games need a claimed name (a token)")
+        if self._player_rooms(s) >= self.config.max_rooms_per_player:
+            raise ProtocolError(ErrorCode.TOO_MANY_ROOMS, "you are in too many rooms")
         if s.queue is not None:
             await self.presence.queue_cancel(s.queue, s.id)
         key = self._queue_key(msg.game, rules, variant, msg.time_control, msg.rated)
@@ -817,6 +819,36 @@ class Arena:
                     )
             return
         assert sa is not None and sb is not None
+        limit = self.config.max_rooms_per_player
+        full = [x for x in (sa, sb) if self._player_rooms(x) >= limit]
+        if full:  # joined rooms while queued: out of the queue; the other waits on
+            for entry, s in ((a, sa), (b, sb)):
+                if s in full:
+                    s.queue = None
+                    s.conn.send(  # type: ignore[union-attr]
+                        m.Error(
+                            code=ErrorCode.TOO_MANY_ROOMS,
+                            message="you are in too many rooms: you left the quick-match queue",
+                        )
+                    )
+                else:
+                    await self.presence.queue_add(
+                        s.queue or "", s.id, entry["rating"], entry["data"]
+                    )
+            return
+        try:
+            await self._seat_matched(a, sa, sb)
+        except Exception as exc:  # both were dequeued: they must hear of it
+            code = exc.code if isinstance(exc, ProtocolError) else ErrorCode.INTERNAL
+            log.exception("matchmaking_failed", code=str(code))
+            for s in (sa, sb):
+                s.queue = None
+                if s.conn is not None:
+                    s.conn.send(
+                        m.Error(code=code, message="quick match failed: please queue again")
+                    )
+
+    async def _seat_matched(self, a: dict[str, Any], sa: Session, sb: Session) -> None:
         d = a["data"]
         tc = m.RoomSummary.model_validate(
             {
