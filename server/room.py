@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import structlog
-from pydantic import TypeAdapter
 
 from engine.base import Result, game_class, new_game
 from engine.match import Match, TimeControl
@@ -39,7 +38,6 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("arena.room")
 
-ROOM_EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(m.RoomEvent)
 #: events after which (several nodes) the members' sessions are saved, before the event is logged
 MEMBERSHIP_EVENTS = frozenset(
     {"player_joined", "player_left", "seat_taken", "seat_freed", "game_started"}
@@ -405,19 +403,28 @@ class Room:
         if since_seq is None or since_seq > self.seq:
             await self.send_state(session, re)
             return
-        events = await self.arena.presence.read_events(self.id, after_seq=since_seq)
-        if events and events[0]["seq"] != since_seq + 1:
-            await self.send_state(session, re)  # the log no longer reaches back that far
-            return
-        chunks = [events[i : i + MAX_EVENTS] for i in range(0, len(events), MAX_EVENTS)] or [[]]
-        for i, chunk in enumerate(chunks):
-            msg = m.CatchUp(
-                re=re,
-                room=self.id,
-                events=[ROOM_EVENT_ADAPTER.validate_python(e) for e in chunk],
-                more=i < len(chunks) - 1,
+        # The log holds each event's wire data as it was sent: it goes out as it is, a
+        # chunk per turn of the event loop, so a long catch-up never holds up other rooms.
+        # This room's own events wait in its inbox meanwhile, so the order is kept.
+        last, after = self.seq, since_seq
+        while True:
+            chunk = await self.arena.presence.read_events(
+                self.id, after_seq=after, limit=MAX_EVENTS
             )
-            self.arena.deliver(session, Outgoing.of(msg))
+            if after == since_seq and chunk and chunk[0]["seq"] != since_seq + 1:
+                await self.send_state(session, re)  # the log no longer reaches back that far
+                return
+            if chunk:
+                after = chunk[-1]["seq"]
+            more = bool(chunk) and after < last
+            wire: dict[str, Any] = {"type": "catch_up"}
+            if re is not None:
+                wire["re"] = re
+            wire.update(room=self.id, events=chunk, more=more)
+            self.arena.deliver(session, Outgoing(wire))
+            if not more:
+                return
+            await asyncio.sleep(0)
 
     async def take_seat(self, session: str, player: dict[str, Any], seat: int | None) -> int:
         if self.members.get(session) != "player":

@@ -12,6 +12,8 @@ import asyncio
 from typing import Any
 
 from protocol import messages as m
+from protocol.codec import to_wire
+from protocol.limits import MAX_EVENTS
 
 TRIALS = 20
 CHATTERS = 3
@@ -50,3 +52,31 @@ async def test_events_during_a_resume_come_after_the_catch_up(arena: Any) -> Non
         seqs = [e.seq for e in ann.events(room)]
         assert seqs == list(range(seqs[0], len(logged) + 1)), f"trial {trial}"
         assert [e.type for e in ann.events(room)] == [e["type"] for e in logged[seqs[0] - 1 :]]
+
+
+async def test_a_long_catch_up_is_the_log_in_order_then_live_events(arena: Any) -> None:
+    """Re-watching from seq 0 a log longer than one catch_up: the chunks together are the
+    room's log, wire for wire, in order, each with the request's re; live events follow."""
+    await arena.start(rate_burst=100_000, rate_per_second=100_000)
+    ann = await arena.client("ann")
+    room = (await ann.create_room("collapsi", seat=0)).room
+    for i in range(2 * MAX_EVENTS + 7):
+        await ann.send(m.Chat(room=room, text=f"c{i}"))
+    await ann.chat(room, "last")
+    watchers = [await arena.client(binary=binary) for binary in (True, False)]
+    for w in watchers:
+        await w.send(m.Watch(id=77, room=room, since_seq=0))
+        await w.next(type="catch_up", where=lambda c: not c.more)
+    await ann.chat(room, "live")
+    logged = await arena.arena.presence.read_events(room)
+    for w in watchers:
+        await w.next(type="chat_message", where=lambda e: e.text == "live")
+        chunks = [x for x in w.received if x.type == "catch_up"]
+        assert [c.more for c in chunks] == [True, True, False]
+        assert {c.re for c in chunks} == {77}
+        caught = [to_wire(e) for c in chunks for e in c.events]
+        assert caught == logged[:-1]  # every event but the live one, in seq order
+        assert [repr(e) for e in caught] == [repr(e) for e in logged[:-1]]  # key order too
+        live = [x for x in w.received if x.type == "chat_message" and x.re is None]
+        assert live[-1].text == "live" and w.received.index(chunks[-1]) < w.received.index(live[-1])
+        assert [e.seq for e in w.events(room)] == list(range(1, len(logged) + 1))
