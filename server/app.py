@@ -426,6 +426,11 @@ class Arena:
         fresh = self.sessions.pop(conn.session or "", None)
         if fresh is not None and fresh is not old:
             self.spawn(self.presence.end_session(fresh.id))
+            for room_id in sorted(fresh.rooms):  # rooms it watched: no ghost spectator left
+                room = self._room_nowait(room_id)
+                if room is not None:
+                    with contextlib.suppress(ProtocolError, PresenceError):
+                        await room.ask(room.leave, fresh.id, "resign")
         if old.expiry is not None:
             old.expiry.cancel()
             old.expiry = None

@@ -80,3 +80,22 @@ async def test_a_long_catch_up_is_the_log_in_order_then_live_events(arena: Any) 
         live = [x for x in w.received if x.type == "chat_message" and x.re is None]
         assert live[-1].text == "live" and w.received.index(chunks[-1]) < w.received.index(live[-1])
         assert [e.seq for e in w.events(room)] == list(range(1, len(logged) + 1))
+
+
+async def test_a_connection_that_watched_then_resumed_leaves_no_ghost_spectator(
+    arena: Any,
+) -> None:
+    await arena.start(grace=30)
+    ann = await arena.client("ann")
+    room = (await ann.create_room("collapsi", seat=0)).room
+    other = (await ann.create_room("collecto", seat=0)).room
+    bob = await arena.client("bob")
+    await bob.join(other)
+    bob.abort()
+    watcher = await arena.client()  # anonymous: watches, then takes over bob's session
+    await watcher.watch(room)
+    assert [r.spectators for r in await ann.list_rooms() if r.room == room] == [1]
+    watcher.resume_token = bob.resume_token
+    await watcher.request(m.Resume(token=bob.resume_token))
+    assert [r.spectators for r in await ann.list_rooms() if r.room == room] == [0]
+    assert set(arena.arena.rooms[room].members) == {ann.session}
