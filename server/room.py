@@ -475,6 +475,10 @@ class Room:
         seat = self._seated(session)
         if self.playing:
             raise ProtocolError(ErrorCode.BAD_REQUEST, "the game is already running")
+        if self.match is not None:  # finished: the next game is a rematch (sides swapped)
+            raise ProtocolError(
+                ErrorCode.BAD_REQUEST, "the game is over: send offer_rematch for another"
+            )
         st = self.seats[seat]
         assert st is not None
         if st.ready != ready:
@@ -774,6 +778,8 @@ class Room:
             nxt = self.match.rematch(seed=secrets.randbelow(2**31))
             # seats rotate with the players: new seat i is the old seat i+1
             self.seats = self.seats[1:] + self.seats[:1]
+            # whoever sits now plays (a seat may have changed hands since the last game)
+            nxt.players = [st.player["name"] for st in self.seats if st is not None]
             await self._start_game(nxt)
 
     async def chat(self, session: str, name: str, text: str) -> None:
