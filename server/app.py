@@ -550,6 +550,22 @@ class Arena:
     async def _lobby_fanout_once(self) -> None:
         known: set[str] = set()
         async with await self.presence.subscribe_lobby() as sub:
+            # (Re)subscribed: events may have been lost in between (a subscriber that fell
+            # too far behind is dropped), so every subscriber gets the lobby as it is now.
+            rooms = await self._public_rooms(None)
+            known.update(r["room"] for r in rooms)
+            snapshots: dict[str | None, Outgoing] = {}
+            for conn in list(self.lobby_conns):
+                game = conn.lobby_game
+                if game not in snapshots:
+                    mine = [r for r in rooms if game is None or r.get("game") == game]
+                    snapshots[game] = Outgoing.of(
+                        m.RoomList(
+                            rooms=[m.RoomSummary.model_validate(r) for r in mine[:500]],
+                            truncated=len(mine) > 500,
+                        )
+                    )
+                conn.send(snapshots[game])
             async for ev in sub:
                 if ev["op"] == "upsert":
                     room = ev["room"]["room"]
