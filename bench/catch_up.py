@@ -1,0 +1,181 @@
+"""Benchmark: spectators re-watching a long room log, and what it costs everyone else.
+
+An ``arena serve`` process (from ``--repo``, default this checkout, so two versions
+can be compared in one run) hosts room A with a log of ``--events`` events and an
+unrelated room B. ``--spectators`` connections re-watch A from seq 0 in a loop
+(``watch`` with ``since_seq: 0``, read until the last ``catch_up``) while a member of
+each room measures chat round trips (``chat`` sent -> its ``ack``). Printed: chat
+latency in A and in B, quiet and under the re-watchers, and re-watches per second.
+Clients are raw ``websockets`` speaking msgpack, so the load generator stays cheap.
+
+    .venv/bin/python bench/catch_up.py [--events 1507] [--spectators 10] [--samples 300]
+        [--repo PATH ...] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import msgpack
+from websockets.asyncio.client import ClientConnection, connect
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Raw:
+    """One msgpack connection: requests by id, replies matched by ``re``."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.ids = itertools.count(1)
+
+    @classmethod
+    async def open(cls, url: str, name: str | None) -> Raw:
+        c = cls(await connect(url, compression=None, max_size=1 << 22))
+        await c.ask({"type": "hello", "versions": [1], "software": "bench-catch-up"})
+        if name is not None:
+            await c.ask({"type": "login", "name": name})
+        return c
+
+    async def send(self, msg: dict[str, Any]) -> int:
+        rid = next(self.ids)
+        await self.ws.send(msgpack.packb({**msg, "id": rid}))
+        return rid
+
+    async def until(self, rid: int) -> dict[str, Any]:
+        while True:
+            msg = msgpack.unpackb(await self.ws.recv())
+            if msg.get("re") == rid and not msg.get("more"):
+                return msg
+
+    async def ask(self, msg: dict[str, Any]) -> dict[str, Any]:
+        return await self.until(await self.send(msg))
+
+
+async def start_server(repo: Path) -> tuple[asyncio.subprocess.Process, str]:
+    argv = [sys.executable, "-m", "clients.cli", "serve", "--port", "0"]
+    argv += ["--log-format", "json", "--rate", "1000000/1000000"]
+    proc = await asyncio.create_subprocess_exec(
+        *argv, cwd=repo, stderr=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL
+    )
+    assert proc.stderr is not None
+    while True:
+        line = await asyncio.wait_for(proc.stderr.readline(), 20)
+        if not line:
+            raise RuntimeError(f"arena serve in {repo} exited")
+        entry = json.loads(line)
+        if entry.get("event") == "listening":
+            break
+
+    async def drain() -> None:
+        while await proc.stderr.readline():  # type: ignore[union-attr]
+            pass
+
+    asyncio.get_running_loop().create_task(drain())
+    return proc, entry["url"]
+
+
+async def chat_latencies(c: Raw, room: str, samples: int) -> list[float]:
+    out = []
+    for _ in range(samples):
+        t0 = time.perf_counter()
+        await c.ask({"type": "chat", "room": room, "text": "ping"})
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def summary(ms: list[float]) -> dict[str, float]:
+    ms = sorted(ms)
+    return {
+        "p50": statistics.median(ms),
+        "p99": ms[min(len(ms) - 1, int(len(ms) * 0.99))],
+        "max": ms[-1],
+    }
+
+
+async def run(repo: Path, args: argparse.Namespace) -> dict[str, Any]:
+    proc, url = await start_server(repo)
+    try:
+        ann = await Raw.open(url, "ann")
+        room_a = (await ann.ask({"type": "create_room", "game": "collapsi", "seat": 0}))["room"]
+        bob = await Raw.open(url, "bob")
+        room_b = (await bob.ask({"type": "create_room", "game": "collapsi", "seat": 0}))["room"]
+        last = 0
+        for _ in range(args.events - 2):  # the creation made two events
+            last = await ann.send({"type": "chat", "room": room_a, "text": "x" * 40})
+        await ann.until(last)
+        quiet_a = await chat_latencies(ann, room_a, args.samples)
+        quiet_b = await chat_latencies(bob, room_b, args.samples)
+        watchers = [await Raw.open(url, None) for _ in range(args.spectators)]
+        stop = asyncio.Event()
+        rewatches = 0
+
+        async def rewatch(w: Raw) -> None:
+            nonlocal rewatches
+            while not stop.is_set():
+                await w.ask({"type": "watch", "room": room_a, "since_seq": 0})
+                rewatches += 1
+
+        tasks = [asyncio.create_task(rewatch(w)) for w in watchers]
+        t0 = time.perf_counter()
+        busy_a, busy_b = await asyncio.gather(
+            chat_latencies(ann, room_a, args.samples), chat_latencies(bob, room_b, args.samples)
+        )
+        elapsed = time.perf_counter() - t0
+        stop.set()
+        await asyncio.gather(*tasks)
+        return {
+            "repo": str(repo),
+            "quiet_a": summary(quiet_a),
+            "quiet_b": summary(quiet_b),
+            "rewatch_a": summary(busy_a),
+            "rewatch_b": summary(busy_b),
+            "rewatches_per_s": rewatches / elapsed,
+        }
+    finally:
+        proc.terminate()
+        await proc.wait()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--events", type=int, default=1507)
+    parser.add_argument("--spectators", type=int, default=10)
+    parser.add_argument("--samples", type=int, default=300)
+    parser.add_argument("--repo", type=Path, action="append", help="checkouts to compare")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    repos = args.repo or [ROOT]
+    results = []
+    for _ in range(args.rounds):
+        for repo in repos:
+            results.append(asyncio.run(run(repo, args)))
+    print(f"{args.events} events, {args.spectators} spectators re-watching from seq 0")
+    print("| checkout | chat ms in A quiet p50/p99 | in A re-watched p50/p99/max |", end="")
+    print(" in B quiet p50/p99 | in B re-watched p50/p99/max | re-watches/s |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for r in results:
+        qa, ba, qb, bb = r["quiet_a"], r["rewatch_a"], r["quiet_b"], r["rewatch_b"]
+        print(
+            f"| {os.path.basename(r['repo'])} | {qa['p50']:.2f}/{qa['p99']:.2f} "
+            f"| {ba['p50']:.2f}/{ba['p99']:.2f}/{ba['max']:.1f} "
+            f"| {qb['p50']:.2f}/{qb['p99']:.2f} | {bb['p50']:.2f}/{bb['p99']:.2f}/{bb['max']:.1f} "
+            f"| {r['rewatches_per_s']:.1f} |"
+        )
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
