@@ -15,6 +15,7 @@ import socket
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import structlog
@@ -28,7 +29,7 @@ from protocol.codec import to_wire
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.session import Phase
 from protocol.versions import PROTOCOL_VERSIONS, choose_version
-from server.connection import Connection
+from server.connection import Connection, WriteBatches
 from server.metrics import CONTENT_TYPE_LATEST, Metrics
 from server.outgoing import Outgoing
 from server.presence import Presence, PresenceError, open_presence
@@ -105,6 +106,8 @@ class Arena:
         self.connections: set[Connection] = set()
         #: connections subscribed to lobby events (the fan-out visits only these)
         self.lobby_conns: set[Connection] = set()
+        #: frames of one loop step, one write per connection at the next (server.connection)
+        self.write_batches = WriteBatches()
         self._tasks: list[asyncio.Task[Any]] = []
         self._games = self._game_infos()
         self.server: Server | None = None
@@ -704,16 +707,19 @@ class Arena:
         await self._save_session(s)
 
     async def on_leave_room(self, conn: Connection, msg: m.LeaveRoom) -> None:
-        s = self._session(conn)
-        room = await self._find_room(msg.room)
-        await room.ask(room.leave, s.id, "resign")
-        conn.send(m.Ack(re=msg.id))
+        await self._room_call(conn, msg, "leave", "resign")
 
     async def _room_call(self, conn: Connection, msg: Any, fn_name: str, *args: Any) -> None:
+        """Call a room method for the session, then ``ack``: from inside the actor for a
+        room of this node (the ack shares the write of the events it follows)."""
         s = self._session(conn)
         room = await self._find_room(msg.room)
+        ack = Outgoing({"type": "ack"} if msg.id is None else {"type": "ack", "re": msg.id})
+        if type(room) is Room:
+            await room.ask_then(partial(conn.send, ack), getattr(room, fn_name), s.id, *args)
+            return
         await room.ask(getattr(room, fn_name), s.id, *args)
-        conn.send(Outgoing({"type": "ack"} if msg.id is None else {"type": "ack", "re": msg.id}))
+        conn.send(ack)
 
     async def on_take_seat(self, conn: Connection, msg: m.TakeSeat) -> None:
         s = self._session(conn)

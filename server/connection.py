@@ -1,9 +1,12 @@
 """One client connection: reads frames, answers in the encoding of its ``hello``.
 
-Reading and writing are separate: a writer task drains a bounded queue of
-outgoing messages, so whoever sends to this connection (a room broadcasting a
-move) never waits for the network. A client that does not read fills its
-queue and is disconnected (close code 4003); it never stalls a room.
+Reading and writing are separate: whoever sends to this connection (a room
+broadcasting a move) never waits for the network. Frames sent in one event-loop
+step are written at the start of the next in one ``write`` (one ``send``
+syscall, the largest cost of a frame), while the socket keeps up; past its
+write buffer's high-water mark a writer task drains a bounded queue instead. A
+client that does not read fills that queue and is disconnected (close code
+4003); it never stalls a room.
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 from pydantic import BaseModel
-from websockets.asyncio.server import ServerConnection, broadcast
+from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from protocol import messages as m
 from protocol.codec import decode_client, decode_frame
@@ -33,6 +37,29 @@ log = structlog.get_logger("arena.conn")
 _ids = itertools.count(1)
 
 
+class WriteBatches:
+    """Connections holding frames of this loop step, written together at the next.
+
+    One ``call_soon`` per step for all connections, not one per frame or connection.
+    """
+
+    def __init__(self) -> None:
+        self._pending: list[Connection] = []
+
+    def add(self, conn: Connection) -> None:
+        if not self._pending:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self._pending.append(conn)
+
+    def flush(self) -> None:
+        pending, self._pending = self._pending, []
+        for conn in pending:
+            try:
+                conn.flush()
+            except Exception:  # one broken socket must not keep the others' frames back
+                conn.log.exception("write_failed")
+
+
 class Connection:
     def __init__(self, arena: Arena, ws: ServerConnection) -> None:
         cfg = arena.config
@@ -45,6 +72,10 @@ class Connection:
         self.bucket = TokenBucket(cfg.rate_burst, cfg.rate_per_second)
         self.limits = DecodeLimits(max_frame_bytes=cfg.max_frame_bytes)
         self._out: asyncio.Queue[Outgoing | None] = asyncio.Queue(cfg.out_queue)
+        self._max_out = cfg.out_queue
+        #: frames of this loop step, written in one go at the next (see WriteBatches)
+        self._batch: list[bytes | str] | None = None
+        self._batches: WriteBatches = arena.write_batches
         self._writing = False  # the writer task holds a message it is sending
         self._transport = ws.transport
         self._high_water = ws.transport.get_write_buffer_limits()[1] or 32768
@@ -63,26 +94,55 @@ class Connection:
         """Send or queue a message; never blocks. A full queue means the client is not reading.
 
         When nothing is queued and the socket keeps up (its write buffer under the
-        high-water mark), the frame is written at once, without a hop through the
-        writer task; otherwise it waits in the bounded queue, in order.
+        high-water mark), the frame joins this loop step's batch, written at the
+        next step in one go (:meth:`flush`); otherwise it waits in the bounded
+        queue, in order, for the writer task.
         """
         if self.closing:
             return
         out = msg if isinstance(msg, Outgoing) else Outgoing.of(msg)
-        if (
+        batch = self._batch
+        if batch is not None:
+            if len(batch) < self._max_out:
+                batch.append(out.frame(self.binary))
+                return
+        elif (
             not self._writing
             and self._out.empty()
             and self._transport.get_write_buffer_size() < self._high_water
         ):
-            broadcast((self.ws,), out.frame(self.binary))  # synchronous, no backpressure wait
-            self._messages_out.inc()
+            self._batch = [out.frame(self.binary)]
+            self._batches.add(self)
             return
-        try:
-            self._out.put_nowait(out)
-        except asyncio.QueueFull:
-            self.arena.metrics.slow_disconnects.inc()
-            self.log.warning("slow_consumer_disconnected", queued=self._out.qsize())
-            self.close(CloseCode.TOO_SLOW, "too slow: outgoing queue overflowed", abort=True)
+        else:
+            try:
+                self._out.put_nowait(out)
+                return
+            except asyncio.QueueFull:
+                pass
+        self.arena.metrics.slow_disconnects.inc()
+        self.log.warning("slow_consumer_disconnected", queued=self._out.qsize())
+        self.close(CloseCode.TOO_SLOW, "too slow: outgoing queue overflowed", abort=True)
+
+    def flush(self) -> None:
+        """Write this step's frames with one ``transport.write`` (frames made by the
+        ``websockets`` sans-I/O protocol, as its ``broadcast()`` does)."""
+        frames, self._batch = self._batch, None
+        protocol = self.ws.protocol
+        if not frames or protocol.state is not State.OPEN:  # closing: as broadcast() skips
+            return
+        if self.binary:
+            for frame in frames:
+                protocol.send_binary(frame)  # type: ignore[arg-type]
+        else:
+            for frame in frames:
+                protocol.send_text(frame.encode())  # type: ignore[union-attr]
+        data = protocol.data_to_send()
+        if len(data) == 1:
+            self._transport.write(data[0])
+        else:
+            self._transport.write(b"".join(data))
+        self._messages_out.inc(len(frames))
 
     def send_error(self, err: ProtocolError) -> None:
         self.arena.metrics.errors.labels(str(err.code)).inc()
@@ -106,6 +166,10 @@ class Connection:
         """Close soon, from any context: after the queued messages, or at once (``abort``)."""
         if self.closing:
             return
+        if abort:
+            self._batch = None
+        else:
+            self.flush()  # this step's frames go before the close
         self.closing = True
         if abort:
             if self._writer is not None:

@@ -172,6 +172,23 @@ class Room:
         self._inbox.put_nowait((fn, args, fut))
         return await fut
 
+    async def ask_then(
+        self, then: Callable[[], None], fn: Callable[..., Awaitable[Any]], *args: Any
+    ) -> Any:
+        """:meth:`ask`, calling ``then()`` inside the actor once ``fn`` succeeded.
+
+        A request's ``ack`` sent this way leaves in the same loop step as the events
+        the request caused, so it shares their write (server.connection).
+        """
+
+        async def run() -> Any:
+            result = await fn(*args)
+            then()
+            return result
+
+        run.__name__ = fn.__name__
+        return await self.ask(run)
+
     async def stop(self) -> None:
         """Stop the actor after the queued work (server shutdown); the log keeps the game."""
         self._cancel_deadline()
