@@ -668,14 +668,9 @@ class Arena:
             msg.rated,
             msg.private,
         )
-        await room.ask(room.join, s.id, s.player, "player", None, False)
         s.rooms.add(room.id)
         await self._save_session(s)
-        if msg.seat is not None:
-            await room.ask(room.take_seat, s.id, s.player, msg.seat)
-        else:
-            await room.ask(room._lobby_update)
-        await room.ask(room.send_state, s.id, msg.id)
+        await room.ask(room.open_for, s.id, s.player, msg.seat, msg.id)
 
     async def on_join_room(self, conn: Connection, msg: m.JoinRoom) -> None:
         s = self._session(conn)

@@ -52,6 +52,16 @@ def engine_time_control(tc: m.Fischer | m.PerMove | m.Untimed) -> TimeControl:
     return TimeControl()
 
 
+def player_wire(player: dict[str, Any]) -> dict[str, Any]:
+    """A protocol ``Player`` as wire data, built directly: exactly ``to_wire(Player(**player))``."""
+    return {
+        "name": player["name"],
+        "guest": player.get("guest", False),
+        "bot": player.get("bot", False),
+        "rating": player.get("rating"),
+    }
+
+
 def now_ms() -> int:
     """Wall-clock milliseconds, for timestamps shown to people."""
     return int(time.time() * 1000)
@@ -236,20 +246,11 @@ class Room:
         """``seat_infos()`` as wire data, built directly (lobby updates, game starts)."""
         out: list[dict[str, Any]] = []
         for i, s in enumerate(self.seats):
-            player = None
-            if s is not None:
-                p = s.player
-                player = {
-                    "name": p["name"],
-                    "guest": p.get("guest", False),
-                    "bot": p.get("bot", False),
-                    "rating": p.get("rating"),
-                }
             out.append(
                 {
                     "seat": i,
                     "label": self.labels[i],
-                    "player": player,
+                    "player": None if s is None else player_wire(s.player),
                     "ready": False if s is None else s.ready,
                     "connected": True if s is None else s.connected,
                 }
@@ -354,6 +355,20 @@ class Room:
         seq = self.seq + 1
         await self._log_and_send(Outgoing.of(cls(room=self.id, seq=seq, **fields)), seq)
 
+    async def emit_wire(self, type_: str, **fields: Any) -> None:
+        """:meth:`emit` for the frequent events, built as wire data without a model.
+
+        ``fields`` must be in the model's order and already wire data: the event is
+        then exactly ``to_wire(cls(room=..., seq=..., **fields))`` (top-level nulls
+        left out); ``tests/test_server_games.py`` checks the events of whole games.
+        """
+        seq = self.seq + 1
+        wire: dict[str, Any] = {"type": type_, "room": self.id, "seq": seq}
+        for key, value in fields.items():
+            if value is not None:
+                wire[key] = value
+        await self._log_and_send(Outgoing(wire), seq)
+
     async def _log_and_send(self, out: Outgoing, seq: int, reply: tuple | None = None) -> None:
         """``reply``: (session, request id): that member gets the event as its reply (``re``)."""
         if self.arena.cluster is not None and out.type in MEMBERSHIP_EVENTS:
@@ -389,13 +404,25 @@ class Room:
                 raise ProtocolError(ErrorCode.NOT_AUTHENTICATED, "log in to join as a player")
             if self.members.get(session) != "player":
                 self.members[session] = "player"  # first, so the joiner gets its own event
-                await self.emit(m.PlayerJoined, player=player)
+                await self.emit_wire("player_joined", player=player_wire(player))
         elif session not in self.members:  # (a private room's invite was checked already)
             self.members[session] = "spectator"
             await self._save_members()
             await self._lobby_update()
         if reply:
             await self.send_state(session, re)
+
+    async def open_for(
+        self, creator: str, player: dict[str, Any], seat: int | None, re: Any
+    ) -> None:
+        """The creator joins, takes ``seat`` (if given) and gets the state: one actor
+        turn, so its events and the state share one write (server.connection)."""
+        await self.join(creator, player, "player", None, reply=False)
+        if seat is not None:
+            await self.take_seat(creator, player, seat)
+        else:
+            await self._lobby_update()
+        await self.send_state(creator, re)
 
     async def send_state(self, session: str, re: Any) -> None:
         self.arena.deliver(session, Outgoing.of(self.state_for(session, re)))
@@ -465,7 +492,7 @@ class Room:
         if current is not None:
             await self._free_seat(current)
         self.seats[seat] = SeatState(session, dict(player))
-        await self.emit(m.SeatTaken, seat=seat, player=player)
+        await self.emit_wire("seat_taken", seat=seat, player=player_wire(player))
         await self._lobby_update()
         if self.settings.quick:
             await self._maybe_start(require_ready=False)
@@ -477,7 +504,7 @@ class Room:
             return
         self.seats[seat] = None
         self.rematch_offers.discard(seat)
-        await self.emit(m.SeatFreed, seat=seat, name=st.player["name"])
+        await self.emit_wire("seat_freed", seat=seat, name=st.player["name"])
 
     async def leave_seat(self, session: str) -> None:
         seat = self.seat_of(session)
@@ -500,7 +527,7 @@ class Room:
         assert st is not None
         if st.ready != ready:
             st.ready = ready
-            await self.emit(m.ReadyChanged, seat=seat, ready=ready)
+            await self.emit_wire("ready_changed", seat=seat, ready=ready)
         await self._maybe_start(require_ready=True)
 
     async def leave(self, session: str, reason: str = "resign") -> None:
@@ -515,7 +542,7 @@ class Room:
             await self._free_seat(seat)
         if role == "player":
             name = self.arena.session_name(session) or "?"
-            await self.emit(m.PlayerLeft, name=name)
+            await self.emit_wire("player_left", name=name)
         self.members.pop(session, None)
         self.arena.forget_room(session, self.id)
         if role == "spectator":
@@ -532,7 +559,7 @@ class Room:
         if self.closed:
             return
         self._cancel_deadline()
-        await self.emit(m.RoomClosed, reason=reason)
+        await self.emit_wire("room_closed", reason=reason)
         self.closed = True
         for session in list(self.members):
             self.arena.forget_room(session, self.id)
@@ -731,7 +758,7 @@ class Room:
         s = self.settings
         self._cancel_deadline()
         record_id = f"{self.id}-{self.game_number}"
-        changes: list[m.RatingChange] = []
+        changes: list[dict[str, Any]] = []
         if s.rated and result.reason != "aborted":
             changes = await self._rate(result)
         finished = now_ms()
@@ -744,14 +771,14 @@ class Room:
                 "players": list(self.match.players),
                 "data": record,
                 "rated": s.rated,
-                "ratings": [to_wire(c) for c in changes],
+                "ratings": changes,
                 "finished_at": finished,
                 "ended_at": finished,
             },
         )
         self.record_id = record_id
-        await self.emit(
-            m.GameOver,
+        await self.emit_wire(
+            "game_over",
             game_number=self.game_number,
             result=result.to_dict(),
             ratings=changes,
@@ -762,7 +789,8 @@ class Room:
         self.log.info("game_over", number=self.game_number, result=result.to_dict())
         await self._lobby_update()
 
-    async def _rate(self, result: Result) -> list[m.RatingChange]:
+    async def _rate(self, result: Result) -> list[dict[str, Any]]:
+        """Rate the game; the changes as protocol ``RatingChange`` wire data."""
         presence = self.arena.presence
         game = self.settings.game
         players = [st.player if st is not None else None for st in self.seats]
@@ -777,7 +805,7 @@ class Room:
             },
         )
         return [
-            m.RatingChange(seat=i, name=n, before=round(b.rating, 2), after=round(a.rating, 2))
+            {"seat": i, "name": n, "before": round(b.rating, 2), "after": round(a.rating, 2)}
             for i, (n, b, a) in enumerate(zip(names, before, after, strict=True))
         ]
 

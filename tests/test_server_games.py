@@ -7,15 +7,19 @@ the engine replaying the record.
 
 from __future__ import annotations
 
+import asyncio
 import random
 from typing import Any
 
 import pytest
+from pydantic import TypeAdapter
 
 from clients.client import Client, ForbiddenError
 from engine.base import GameRecord, replay
 from protocol import messages as m
 from protocol.codec import to_wire
+
+ROOM_EVENTS: TypeAdapter[Any] = TypeAdapter(m.RoomEvent)
 
 GAME_EVENTS = ("game_started", "move_made", "game_over")
 
@@ -108,6 +112,39 @@ async def test_collapsi_standard_rated_game_with_spectator(arena: Any) -> None:
     board = await spectator.leaderboard("collapsi")
     assert [e.name for e in board] == [["ann", "bob"][winner], ["ann", "bob"][1 - winner]]
     assert board[0].rating == change[winner].after and board[0].games == 1
+
+
+async def test_every_room_event_of_a_room_is_exactly_its_models_wire(arena: Any) -> None:
+    """Room events are built as wire data, not models (server.room.emit_wire): every
+    event of a rated game's room, from the first join to its close, is its model's wire."""
+    await arena.start()
+    room, (ann, bob) = await seat_players(arena, "collapsi", ["ann", "bob"], rated=True)
+    presence = arena.arena.presence
+    events = await presence.read_events(room)
+    async with await presence.subscribe_room(room) as sub:
+        await ready_all(room, [ann, bob])
+        await play_to_end(room, [ann, bob], ann, random.Random(3))
+        await ann.leave(room)
+        await bob.leave(room)  # the last player: the room closes
+        while not events or events[-1]["type"] != "room_closed":
+            events.append(await asyncio.wait_for(anext(sub), 10))
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert {e["type"] for e in events} >= {
+        "player_joined",
+        "seat_taken",
+        "ready_changed",
+        "game_started",
+        "move_made",
+        "game_over",
+        "seat_freed",
+        "player_left",
+        "room_closed",
+    }
+    for raw in events:
+        wire = to_wire(ROOM_EVENTS.validate_python(raw))
+        assert repr(raw) == repr(wire)  # same keys, order and values, nested too
+    (over,) = [e for e in events if e["type"] == "game_over"]
+    assert len(over["ratings"]) == 2
 
 
 async def test_a_move_is_answered_by_ack_or_by_its_own_move_made(arena: Any) -> None:
