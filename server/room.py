@@ -135,6 +135,8 @@ class Room:
         self._deadline: asyncio.TimerHandle | None = None
         self._loop = asyncio.get_running_loop()
         self._moves_metric = arena.metrics.moves.labels(settings.game)
+        #: the lobby entry's time control (settings never change): dumped once
+        self._time_control_wire = settings.time_control.model_dump(mode="json")
         self.log = log.bind(room=self.id)
 
     # -- the actor --------------------------------------------------------------------
@@ -296,7 +298,7 @@ class Room:
             "rules": s.rules,
             "variant": s.variant,
             "seats": self.seat_wires(),
-            "time_control": s.time_control.model_dump(mode="json"),
+            "time_control": self._time_control_wire,
             "rated": s.rated,
             "status": self.status,
             "spectators": self.spectator_count(),
@@ -373,7 +375,10 @@ class Room:
         """``reply``: (session, request id): that member gets the event as its reply (``re``)."""
         if self.arena.cluster is not None and out.type in MEMBERSHIP_EVENTS:
             await self._save_members()
-        await self.arena.presence.append_event(self.id, out.wire, expected_seq=seq)
+        # the binary frame is the packed event: a store keeping msgpack need not pack it again
+        await self.arena.presence.append_packed(
+            self.id, out.wire, out.frame(True), expected_seq=seq
+        )
         self.seq = seq
         for session in list(self.members):
             if reply is not None and session == reply[0]:

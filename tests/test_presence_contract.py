@@ -14,6 +14,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import msgpack
 import pytest
 
 from server.presence import Presence, SeqConflict
@@ -198,6 +199,20 @@ async def test_event_log_seq_is_gap_free_per_room(presence: Presence) -> None:
     assert [e["seq"] for e in await presence.read_events("r1", 0, limit=2)] == [1, 2]
     assert await presence.read_events("r1", after_seq=5) == []
     assert await presence.read_events("nope") == []
+
+
+async def test_event_log_packed_appends_are_appends(presence: Presence) -> None:
+    """``append_packed`` (the caller packed the event already) logs and publishes
+    exactly what ``append_event`` would; bytes with another seq are not trusted."""
+    async with await presence.subscribe_room("r1") as sub:
+        first = {"type": "x", "room": "r1", "seq": 1, "n": [1, None]}
+        assert await presence.append_packed("r1", first, msgpack.packb(first), 1) == 1
+        second = {"type": "y", "seq": 7}  # a wrong seq: the store packs it itself
+        assert await presence.append_packed("r1", second, msgpack.packb(second)) == 2
+        with pytest.raises(SeqConflict):
+            await presence.append_packed("r1", first, msgpack.packb(first), expected_seq=1)
+        assert await presence.read_events("r1") == [first, {"type": "y", "seq": 2}]
+        assert [await _next(sub), await _next(sub)] == [first, {"type": "y", "seq": 2}]
 
 
 async def test_event_log_concurrent_appends_get_distinct_seqs(presence: Presence) -> None:

@@ -179,6 +179,17 @@ class Presence(ABC):
         next seq, else :class:`SeqConflict`.
         """
 
+    async def append_packed(
+        self, room_id: str, event: JSON, packed: bytes, expected_seq: int | None = None
+    ) -> int:
+        """:meth:`append_event` for an event the caller has packed already.
+
+        ``packed`` is ``event`` in msgpack (``use_bin_type``), its ``"seq"`` the one
+        expected: a room has this frame to send anyway, and a store keeping packed
+        events need not pack it again. By default the same as :meth:`append_event`.
+        """
+        return await self.append_event(room_id, event, expected_seq=expected_seq)
+
     @abstractmethod
     async def read_events(
         self, room_id: str, after_seq: int = 0, limit: int | None = None

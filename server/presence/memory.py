@@ -2,7 +2,9 @@
 
 Everything is deep-copied in and out (through JSON-able copies) so callers
 cannot come to rely on shared objects, as they could not with Redis. TTLs are
-checked lazily against :func:`time.monotonic`.
+checked lazily against :func:`time.monotonic`. Event logs, lobby entries and
+what subscribers wait for are kept packed (msgpack ``bytes``): packing is the
+copy going in, and unpacking, done only when read, the copy coming out.
 """
 
 from __future__ import annotations
@@ -46,12 +48,16 @@ class MemorySubscription(Subscription):
         hub.add(self)
 
     def publish(self, event: JSON) -> None:
+        self.publish_packed(_pack(event))
+
+    def publish_packed(self, packed: bytes) -> None:
+        """Publish an event already packed (shared by every subscriber: bytes are immutable)."""
         if self._closed:
             return
         if self._queue.qsize() >= SUBSCRIBER_BACKLOG:
             self._drop()
             return
-        self._queue.put_nowait(_copy(event))
+        self._queue.put_nowait(packed)
 
     def _drop(self) -> None:
         if not self._closed:
@@ -65,7 +71,7 @@ class MemorySubscription(Subscription):
         item = await self._queue.get()
         if item is _CLOSED:
             raise StopAsyncIteration
-        return item
+        return msgpack.unpackb(item, raw=False)
 
     async def close(self) -> None:
         self._drop()
@@ -78,7 +84,7 @@ class MemoryPresence(Presence):
         self._tokens: dict[str, str] = {}  # token hash -> session id
         self._token_of: dict[str, str] = {}  # session id -> token hash
         self._names: dict[str, str] = {}  # name key -> secret hash
-        self._lobby: dict[str, JSON] = {}
+        self._lobby: dict[str, bytes] = {}  # room id -> its packed upsert event
         self._lobby_subs: set[MemorySubscription] = set()
         self._rooms: dict[str, JSON] = {}
         self._leases: dict[str, tuple[str, float]] = {}
@@ -152,20 +158,21 @@ class MemoryPresence(Presence):
         return name_key(name) in self._names
 
     # -- lobby ------------------------------------------------------------------
-    def _publish_lobby(self, event: JSON) -> None:
+    def _publish_lobby(self, packed: bytes) -> None:
         for sub in list(self._lobby_subs):
-            sub.publish(event)
+            sub.publish_packed(packed)
 
     async def lobby_upsert(self, room_id: str, summary: JSON) -> None:
-        self._lobby[room_id] = _copy(summary)
-        self._publish_lobby({"op": "upsert", "room": summary})
+        packed = _pack({"op": "upsert", "room": summary})  # one copy: the entry and the event
+        self._lobby[room_id] = packed
+        self._publish_lobby(packed)
 
     async def lobby_remove(self, room_id: str) -> None:
         if self._lobby.pop(room_id, None) is not None:
-            self._publish_lobby({"op": "remove", "room_id": room_id})
+            self._publish_lobby(_pack({"op": "remove", "room_id": room_id}))
 
     async def lobby_list(self) -> list[JSON]:
-        return [_copy(self._lobby[k]) for k in sorted(self._lobby)]
+        return [msgpack.unpackb(self._lobby[k], raw=False)["room"] for k in sorted(self._lobby)]
 
     async def subscribe_lobby(self) -> Subscription:
         return MemorySubscription(self._lobby_subs)
@@ -213,16 +220,22 @@ class MemoryPresence(Presence):
 
     # -- event log --------------------------------------------------------------
     async def append_event(self, room_id: str, event: JSON, expected_seq: int | None = None) -> int:
+        return await self.append_packed(room_id, event, b"", expected_seq)
+
+    async def append_packed(
+        self, room_id: str, event: JSON, packed: bytes, expected_seq: int | None = None
+    ) -> int:
         log = self._events[room_id]
         seq = len(log) + 1
         if expected_seq is not None and expected_seq != seq:
             raise SeqConflict(f"room {room_id}: next seq is {seq}, not {expected_seq}")
-        packed = _pack({**event, "seq": seq})
+        if not packed or event.get("seq") != seq:  # the caller's bytes hold another seq
+            packed = _pack({**event, "seq": seq})
         log.append(packed)
         subs = self._room_subs.get(room_id)
         if subs:
             for sub in list(subs):
-                sub.publish(msgpack.unpackb(packed, raw=False))
+                sub.publish_packed(packed)
         return seq
 
     async def read_events(
