@@ -275,6 +275,12 @@ class Game(ABC):
         """
         return self.snapshot()
 
+    def position_view_moves(self) -> tuple[str, dict[str, Any], list[str]]:
+        """``(position(), view(), legal_moves())`` at once: what a server sends after
+        every move. Games whose view holds the other two override this to compute
+        each once."""
+        return self.position(), self.view(), self.legal_moves()
+
     @abstractmethod
     def copy(self) -> Self: ...
 

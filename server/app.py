@@ -110,6 +110,7 @@ class Arena:
         self.write_batches = WriteBatches()
         self._tasks: list[asyncio.Task[Any]] = []
         self._games = self._game_infos()
+        self._seatings: dict[tuple[str, str, str, int | None], tuple[int, list[str]]] = {}
         self.server: Server | None = None
         self._match_now = asyncio.Event()
         self._background: set[asyncio.Task[Any]] = set()
@@ -605,6 +606,20 @@ class Arena:
             1 for r in s.rooms if r in self.rooms and self.rooms[r].members.get(s.id) == "player"
         )
 
+    def _seating(
+        self, game: str, rules: str, variant: str, seats: int | None, options: dict[str, Any]
+    ) -> tuple[int, list[str]]:
+        """Seat count and labels of a room's game, from a trial deal (which raises
+        :class:`SetupError` for a bad set-up); remembered for the usual rooms without options."""
+        key = (game, rules, variant, seats)
+        known = None if options else self._seatings.get(key)
+        if known is None:
+            probe = new_game(game, rules=rules, variant=variant, players=seats, options=options)
+            known = probe.num_players, probe.seat_names()
+            if not options and len(self._seatings) < 256:
+                self._seatings[key] = known
+        return known[0], list(known[1])
+
     async def create_room(
         self,
         s: Session,
@@ -624,7 +639,7 @@ class Arena:
         if self._player_rooms(s) >= self.config.max_rooms_per_player:
             raise ProtocolError(ErrorCode.TOO_MANY_ROOMS, "you are in too many rooms")
         try:
-            probe = new_game(game, rules=rules, variant=variant, players=seats, options=options)
+            num_players, labels = self._seating(game, rules, variant, seats, options)
         except SetupError as exc:
             raise ProtocolError(ErrorCode.BAD_SETUP, str(exc)) from None
         room_id = f"r{secrets.token_hex(5)}"
@@ -634,7 +649,7 @@ class Arena:
             game=game,
             rules=rules,
             variant=variant,
-            seats=probe.num_players,
+            seats=num_players,
             time_control=time_control,
             rated=rated,
             private=private,
@@ -646,7 +661,7 @@ class Arena:
         if not await self.presence.acquire_room(room_id, self.node, self.config.lease_ttl):
             raise ProtocolError(ErrorCode.INTERNAL, "room id collision")
         await self.presence.put_room(room_id, {**settings.to_dict(), "node": self.node})
-        room = Room(self, settings)
+        room = Room(self, settings, labels)
         room.start()
         self.rooms[room_id] = room
         if invite:

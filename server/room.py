@@ -108,19 +108,24 @@ class RoomSettings:
 
 
 class Room:
-    def __init__(self, arena: Arena, settings: RoomSettings) -> None:
+    def __init__(
+        self, arena: Arena, settings: RoomSettings, labels: list[str] | None = None
+    ) -> None:
+        """``labels``: the seats' names if the caller knows them (else a trial deal)."""
         self.arena = arena
         self.settings = settings
         self.id = settings.room_id
         self.seq = 0
         self.seats: list[SeatState | None] = [None] * settings.seats
-        self.labels = new_game(
-            settings.game,
-            rules=settings.rules,
-            variant=settings.variant,
-            players=settings.seats,
-            options=settings.options or None,
-        ).seat_names()
+        self.labels = labels or (
+            new_game(
+                settings.game,
+                rules=settings.rules,
+                variant=settings.variant,
+                players=settings.seats,
+                options=settings.options or None,
+            ).seat_names()
+        )
         #: session id -> "player" | "spectator"
         self.members: dict[str, str] = {}
         self.match: Match | None = None
@@ -645,6 +650,7 @@ class Room:
         # (tests/test_server_games.py compares every logged event with its model's wire)
         seq = self.seq + 1
         to_move = match.to_move()
+        position, view, legal = g.position_view_moves()
         wire: dict[str, Any] = {
             "type": "game_started",
             "room": self.id,
@@ -652,12 +658,12 @@ class Room:
             "game_number": self.game_number,
             "seats": self.seat_wires(),
             "setup": g.setup(),
-            "position": g.position(),
-            "view": g.view(),
+            "position": position,
+            "view": view,
         }
         if to_move is not None:
             wire["to_move"] = to_move
-        wire["legal_moves"] = g.legal_moves() if not match.over else []
+        wire["legal_moves"] = legal if not match.over else []
         if events[0]["clocks"] is not None:
             wire["clock"] = {"remaining_ms": list(events[0]["clocks"]), "running": to_move}
         await self._log_and_send(Outgoing(wire), seq)
@@ -726,6 +732,7 @@ class Room:
         assert self.match is not None
         g = self.match.game
         over = self.match.over or g.is_over()
+        position, view, legal = g.position_view_moves()
         wire: dict[str, Any] = {
             "type": "move_made",
             "room": self.id,
@@ -733,12 +740,12 @@ class Room:
             "ply": ev["ply"],
             "seat": ev["seat"],
             "move": ev["move"],
-            "position": g.position(),
-            "view": g.view(),
+            "position": position,
+            "view": view,
         }
         if ev["to_move"] is not None:
             wire["to_move"] = ev["to_move"]
-        wire["legal_moves"] = [] if over else g.legal_moves()
+        wire["legal_moves"] = [] if over else legal
         if ev["clocks"] is not None:
             wire["clock"] = {"remaining_ms": list(ev["clocks"]), "running": ev["to_move"]}
         return wire

@@ -35,6 +35,8 @@ FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthChe
 
 
 def check_invariants(game: CollapsiGame) -> None:
+    # what a server sends after each move, computed at once, is what each call gives
+    assert game.position_view_moves() == (game.position(), game.view(), game.legal_moves())
     pos = game.to_position()
     placed = [p for p in game._pawns if p >= 0]
     assert len(set(placed)) == len(placed), "two pawns on one card"

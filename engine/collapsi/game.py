@@ -248,6 +248,7 @@ class CollapsiGame(Game):
     _result: Result | None
     _legal: list[int]
     _history: list[int | str]  # plain moves as ints, shifted ones as text
+    _variant: str
     _solo: bool
     _plain_off: bool  # solo or shifting: no inlined fast path
     _shifting: bool
@@ -299,6 +300,7 @@ class CollapsiGame(Game):
         """A game with everything but the pawns, collapsed cards and turn set up."""
         self = object.__new__(cls)
         self._spec = spec
+        self._variant = spec.variant  # a computed name: once per game, not per view()
         self._solo = spec.solo
         self._shifting = spec.shifting
         self._plain_off = spec.solo or spec.shifting
@@ -667,7 +669,7 @@ class CollapsiGame(Game):
 
     @property
     def variant(self) -> str:
-        return self._spec.variant
+        return self._variant
 
     @property
     def seed(self) -> int | None:
@@ -979,6 +981,10 @@ class CollapsiGame(Game):
             "history": self.history,
             "result": None if self._result is None else self._result.to_dict(),
         }
+
+    def position_view_moves(self) -> tuple[str, dict[str, Any], list[str]]:
+        view = self.view()  # it holds the position and the legal moves
+        return view["position"], view, view["legal_moves"]
 
     def snapshot(self) -> dict[str, Any]:
         return {
