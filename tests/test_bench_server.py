@@ -59,3 +59,14 @@ def test_bench_server_tiny_run(tmp_path: Path) -> None:
     assert res["made_bytes"] > res["move_bytes"] > 0  # echo frames are move_made sized
     assert idle["open"] == 40 and idle["held"] >= 40 and idle["errors"] == {}
     assert idle["rss"] >= idle["rss_base"] > 0
+
+
+def test_bench_server_cpu_tiny_run() -> None:
+    """bench/server_cpu.py (the in-process driver) plays whole games and reports."""
+    cmd = [sys.executable, str(ROOT / "bench" / "server_cpu.py"), "--pairs", "2", "--games", "2"]
+    cmd += ["--rounds", "2"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "CPU per move (server and clients, no syscalls): min " in proc.stdout
+    per_game = float(proc.stdout.split(";")[-1].split()[0])
+    assert 2 <= per_game <= 20, proc.stdout  # real Collapsi games were played

@@ -1,0 +1,221 @@
+"""The game server's own Python CPU per move, without sockets: for A/B on a busy machine.
+
+``bench/server.py`` measures the real thing (loopback sockets, client processes),
+but on a shared 2-core machine its CPU per move moves by ~10% between runs, more
+than a small change saves. This driver runs the real :class:`server.app.Arena`
+(rooms, presence in memory, logs to ``/dev/null``, metrics) in one process with
+stub transports: frames the server writes are parsed by in-process clients that
+play like the bench's (the player to move sends the first legal move at once;
+after ``game_over`` both leave and the pair opens a new room: create_room,
+join_room, take_seat, ready x2). It reports the process CPU per move over
+several rounds; the minimum is the steadiest figure. The clients' own work is
+in the figure too, identical in both versions, so compare differences in us, not
+ratios. Syscalls are not in it: ``bench/server.py`` measures those.
+
+    .venv/bin/python bench/server_cpu.py [--pairs 50] [--games 5] [--rounds 8]
+
+Run it from each version's checkout (it imports ``server`` from the working directory),
+alternating.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import os
+import statistics
+import sys
+import time
+from typing import Any
+
+import msgpack
+from websockets.protocol import State
+from websockets.server import ServerProtocol
+
+sys.path.insert(0, os.getcwd())
+
+from server.app import Arena, Config
+from server.connection import Connection
+from server.logs import configure
+
+
+def frames_of(data: bytes) -> list[bytes]:
+    """Payloads of the unmasked server frames in ``data`` (one write may hold several)."""
+    out, i = [], 0
+    while i < len(data):
+        size = data[i + 1] & 0x7F
+        i += 2
+        if size == 126:
+            size, i = int.from_bytes(data[i : i + 2], "big"), i + 2
+        elif size == 127:
+            size, i = int.from_bytes(data[i : i + 8], "big"), i + 8
+        out.append(data[i : i + size])
+        i += size
+    return out
+
+
+class StubTransport:
+    """Never full; what the server writes goes straight to the client."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    def get_write_buffer_limits(self) -> tuple[int, int]:
+        return 16384, 65536
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return default
+
+    def write(self, data: bytes) -> None:
+        self.client.received(data)
+
+    def abort(self) -> None:
+        pass
+
+
+class StubWebSocket:
+    """What :class:`Connection` uses of a ``websockets`` connection: its sans-I/O protocol."""
+
+    def __init__(self, client: Client) -> None:
+        self.transport = StubTransport(client)
+        self.protocol = ServerProtocol()
+        self.protocol.state = State.OPEN
+        self.send_in_progress = None  # for websockets.broadcast() (older servers)
+
+    def send_data(self) -> None:
+        for data in self.protocol.data_to_send():
+            self.transport.write(data)
+
+
+class Client:
+    """One player: requests go through the connection's own frame handler, in order."""
+
+    def __init__(self, arena: Arena, counts: list[int]) -> None:
+        self.conn = Connection(arena, StubWebSocket(self))  # type: ignore[arg-type]
+        arena.connections.add(self.conn)
+        self.counts = counts  # [moves, games]
+        self.inbox: asyncio.Queue[bytes] = asyncio.Queue()
+        self.ids = 0
+        self.pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.room: str | None = None
+        self.seat: int | None = None
+        self.over = asyncio.Event()
+        self.task = asyncio.ensure_future(self._feed())
+
+    async def _feed(self) -> None:
+        while True:
+            await self.conn._handle_frame(await self.inbox.get())
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self.inbox.put_nowait(msgpack.packb(msg))
+
+    async def request(self, msg: dict[str, Any]) -> dict[str, Any]:
+        self.ids += 1
+        msg["id"] = self.ids
+        fut = asyncio.get_running_loop().create_future()
+        self.pending[self.ids] = fut
+        self.send(msg)
+        reply = await fut
+        if reply["type"] == "error":
+            raise RuntimeError(f"{msg['type']}: {reply['code']}")
+        return reply
+
+    def received(self, data: bytes) -> None:
+        for frame in frames_of(data):
+            msg = msgpack.unpackb(frame)
+            kind, re = msg["type"], msg.get("re")
+            if re is not None:
+                fut = self.pending.pop(re, None)
+                if fut is not None:
+                    fut.set_result(msg)
+                    continue
+                if kind != "move_made":
+                    raise RuntimeError(f"unexpected reply {msg}")
+            if msg.get("room") != self.room:
+                continue
+            if kind in ("move_made", "game_started"):
+                if kind == "move_made" and msg["seat"] == self.seat:
+                    self.counts[0] += 1
+                if msg.get("to_move") == self.seat and msg.get("legal_moves"):
+                    self.ids += 1
+                    move = msg["legal_moves"][0]
+                    # answered by its own move_made (reply "event"), as in the bench
+                    self.send(
+                        {
+                            "type": "move",
+                            "id": self.ids,
+                            "room": self.room,
+                            "move": move,
+                            "reply": "event",
+                        }
+                    )
+            elif kind == "game_over":
+                self.over.set()
+
+
+async def play(a: Client, b: Client, games: int) -> None:
+    for _ in range(games):
+        a.over, b.over = asyncio.Event(), asyncio.Event()
+        state = await a.request(
+            {"type": "create_room", "game": "collapsi", "rules": "standard", "seat": 0}
+        )
+        room = state["room"]
+        a.room, a.seat, b.room, b.seat = room, 0, room, 1
+        await b.request({"type": "join_room", "room": room})
+        await b.request({"type": "take_seat", "room": room, "seat": 1})
+        await a.request({"type": "ready", "room": room})
+        await b.request({"type": "ready", "room": room})
+        await a.over.wait()
+        await b.over.wait()
+        await a.request({"type": "leave_room", "room": room})
+        await b.request({"type": "leave_room", "room": room})
+        a.counts[1] += 1
+
+
+async def run(pairs: int, games: int, rounds: int) -> dict[str, Any]:
+    arena = Arena(Config(port=0, rate_burst=10**6, rate_per_second=10**6, ping_interval=None))
+    await arena.start()
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(10_000, 10, 10)  # as `arena serve` does
+    counts = [0, 0]
+    clients = [Client(arena, counts) for _ in range(2 * pairs)]
+    for i, c in enumerate(clients):
+        await c.request({"type": "hello", "versions": [1], "software": "bench/server_cpu.py"})
+        await c.request({"type": "login", "name": f"p{i}", "bot": True})
+    duos = [(clients[2 * i], clients[2 * i + 1]) for i in range(pairs)]
+    await asyncio.gather(*(play(a, b, 2) for a, b in duos))  # warm-up
+    per_move, moves, played = [], 0, 0
+    for _ in range(rounds):
+        counts[0] = counts[1] = 0
+        start = time.process_time()
+        await asyncio.gather(*(play(a, b, games) for a, b in duos))
+        per_move.append((time.process_time() - start) / counts[0] * 1e6)
+        moves, played = moves + counts[0], played + counts[1]
+    return {"us_per_move": per_move, "moves_per_game": moves / played}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--pairs", type=int, default=50, help="concurrent games (50)")
+    parser.add_argument("--games", type=int, default=5, help="games per pair per round (5)")
+    parser.add_argument("--rounds", type=int, default=8, help="measured rounds (8)")
+    args = parser.parse_args(argv)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 2)  # the server's logs, as in bench/server.py
+    configure("info", json=True)
+    res = asyncio.run(run(args.pairs, args.games, args.rounds))
+    cpu = res["us_per_move"]
+    print(
+        f"CPU per move (server and clients, no syscalls): min {min(cpu):.1f} us, "
+        f"median {statistics.median(cpu):.1f} us over {len(cpu)} rounds; "
+        f"{res['moves_per_game']:.2f} moves per game"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
