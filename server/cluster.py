@@ -646,7 +646,8 @@ class Cluster:
             owner = await self.presence.room_owner(room_id)
             if owner is None or owner == self.node:
                 raise PresenceError(f"room {room_id} is being taken over")
-        self.remote.setdefault(room_id, owner)
+        if self.remote.get(room_id) != owner:  # new to us, or moved: our members follow it
+            self._attach(room_id, owner)
         members = {sid: v["role"] for sid, v in (meta.get("members") or {}).items()}
         return RemoteRoom(self, room_id, owner, settings_from_meta(meta), members)
 
@@ -797,11 +798,9 @@ class Cluster:
         for room_id, owner in owners.items():
             if owner is None or owner == self.node:  # ownerless, or ours but retired here
                 self.arena.spawn(self._try_take_over(room_id))
-            elif owner != self.node and self.remote.get(room_id, owner) != owner:
+            elif self.remote.get(room_id) != owner:  # moved, or was ours until it lapsed
                 log.info("room_moved", room=room_id, owner=owner)
                 self._attach(room_id, owner)
-            elif owner != self.node:
-                self.remote[room_id] = owner
 
     def _prune(self, interest: set[str]) -> None:
         """Forget routes, cursors and locks nobody needs any more (bounded memory)."""
