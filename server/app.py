@@ -444,6 +444,8 @@ class Arena:
             old.conn.session = None
         old.conn = conn
         old.resuming = set(old.rooms)
+        if self.cluster is not None:  # what this connection has seen, not the last one
+            self.cluster.resumed(old.id, {c.room: c.seq for c in msg.rooms})
         conn.session = old.id
         conn.log = conn.log.bind(session=old.id)
         try:

@@ -15,9 +15,13 @@ stops renewing, so its leases lapse after ``lease_ttl``. Every node sweeps the
 rooms its own clients are in (and, less often, the lobby); a room without an
 owner is *taken over*: the node acquires the lease, reads the room's settings
 and members and replays its event stream through :class:`engine.match.Match`
-(:func:`restore_room`). Nodes with members of a room whose owner changed
-re-attach them (``resume_member`` with the last seq this node delivered), so
-they receive exactly the events they missed. Clients of the dead node
+(:func:`restore_room`). After every takeover, even of a node's own room after a
+failed append (which may have landed), the owner asks each node with members of
+the room to re-attach them (``resume_member`` with the last seq that node
+delivered), and a node's sweep does the same when it sees a room move, so they
+receive exactly the events they missed. A node passes each room's events to its
+connections once and in seq order: a duplicate is dropped, and a gap is filled
+by asking the owner for a catch-up. Clients of the dead node
 reconnect to any node and resume their session there. Seated players who never
 come back within the grace period lose by abandonment.
 
@@ -52,6 +56,7 @@ from engine.base import Result, game_class
 from engine.match import Match
 from protocol import common as pc
 from protocol.errors import ErrorCode, ProtocolError
+from protocol.messages import ROOM_EVENT_TYPES
 from server.outgoing import Outgoing
 from server.presence import PresenceError
 from server.room import Room, RoomSettings, SeatState, engine_time_control
@@ -368,6 +373,8 @@ class Cluster:
         self._tasks: list[asyncio.Task[Any]] = []
         self._locks: dict[str, asyncio.Lock] = {}
         self._attach_timers: dict[tuple[str, str], asyncio.TimerHandle] = {}
+        #: (session, room) -> when this node last asked the owner to fill a gap
+        self._refetched: dict[tuple[str, str], float] = {}
         self._subscribed = asyncio.Event()
         self._idle_routes: set[str] = set()
         self.takeovers: list[dict[str, Any]] = []
@@ -588,13 +595,16 @@ class Cluster:
             for sid in msg["s"]:
                 s = arena.sessions.get(sid)
                 if s is not None and s.conn is not None and not arena.held(s, out):
-                    s.conn.send(out)
-                    self.note(sid, out)
+                    admitted = self._admit(sid, out)
+                    if admitted is not None:
+                        s.conn.send(admitted)
+                        self.note(sid, admitted)
         elif k == "c":
             self._serve_call(msg)
         elif k == "r":
             self._on_reply(msg)
         elif k == "forget":
+            self.cursors.pop((msg["s"], msg["room"]), None)
             s = arena.sessions.get(msg["s"])
             if s is not None and msg["room"] in s.rooms:
                 s.rooms.discard(msg["room"])
@@ -609,6 +619,86 @@ class Cluster:
                 arena.spawn(arena._save_session(s))
         elif k == "resync":
             self._attach_all()
+        elif k == "attach":  # the room's owner took it (back) over: our members follow it
+            arena.spawn(self._reattach(msg["room"], msg["from"]))
+
+    def _admit(self, sid: str, out: Outgoing) -> Outgoing | None:
+        """What of a message from a room's owner the session's connection gets: each room
+        event once and in seq order, whatever the owners did (a takeover re-sends what a
+        node may have missed; an old owner's messages may still be on their way).
+
+        A duplicate is dropped, or becomes an ``ack`` when it is also a reply (a client
+        takes whichever reply carries its ``re``). After a gap the event is dropped too
+        and the owner asked for a catch-up from the cursor, which brings it in order.
+        """
+        w = out.wire
+        room = w.get("room")
+        cursor = None if room is None else self.cursors.get((sid, room))
+        if cursor is None:
+            return out
+        if out.type == "catch_up":
+            events = w.get("events") or []
+            kept = [e for e in events if e["seq"] > cursor]
+            if len(kept) == len(events):
+                return out
+            if not kept and "re" not in w:
+                return None
+            return Outgoing({**w, "events": kept})
+        if out.type not in ROOM_EVENT_TYPES:
+            return out
+        seq = w["seq"]
+        if seq == cursor + 1:
+            return out
+        if seq > cursor + 1:
+            self._refetch(sid, room, cursor)
+        return None if "re" not in w else Outgoing({"type": "ack", "re": w["re"]})
+
+    def _refetch(self, sid: str, room_id: str, cursor: int) -> None:
+        """Ask the room's owner for the events after ``cursor`` (at most once a second)."""
+        owner = self.remote.get(room_id)
+        now = asyncio.get_running_loop().time()
+        key = (sid, room_id)
+        if owner is None or owner == self.node or now - self._refetched.get(key, -9.0) < 1.0:
+            return
+        self._refetched[key] = now
+        self.send(owner, self.call_message(room_id, "catch_up", [sid, cursor, None]))
+
+    def resumed(self, sid: str, seen: dict[str, int]) -> None:
+        """A session resumed on this node: its cursors are what its new connection has seen."""
+        for key in [k for k in self.cursors if k[0] == sid]:
+            del self.cursors[key]
+        for room_id, seq in seen.items():
+            self.cursors[(sid, room_id)] = seq
+
+    async def _reattach(self, room_id: str, owner: str) -> None:
+        """``owner`` has (re)taken the room over: our members catch up from it, whether or
+        not the owner changed (a node that takes its own room back after a failed append
+        may have logged events it never sent)."""
+        try:
+            if await self.presence.room_owner(room_id) != owner:
+                return  # it moved on again: the sweep follows it
+        except PresenceError:
+            return  # the sweep follows it when the store is back
+        local = self.arena.rooms.get(room_id)
+        if local is not None:  # our copy outlived our lease: stale
+            self.retire(local)
+        self._attach(room_id, owner)
+
+    async def _call_members_back(self, room: Room) -> None:
+        """After a takeover: every node with members of the room re-attaches them."""
+        nodes = set()
+        for sid in list(room.members):
+            s = self.arena.sessions.get(sid)
+            if s is not None and s.conn is not None:
+                continue  # ours: caught up by the takeover itself
+            node = self.routes.get(sid)
+            if node is None:
+                with contextlib.suppress(PresenceError):
+                    node = ((await self.presence.get_session(sid)) or {}).get("node")
+            if node and node != self.node:
+                nodes.add(node)
+        for node in sorted(nodes):
+            self.send(node, {"k": "attach", "room": room.id, "from": self.node})
 
     # -- members of rooms owned elsewhere ------------------------------------------------------
     def _local_members(self, room_id: str) -> list[str]:
@@ -710,6 +800,7 @@ class Cluster:
                     room.post(room.resume_member, sid, cursor)
                 elif s is None and sid not in self.routes and room.seat_of(sid) is not None:
                     self._await_attach(room, sid)
+            arena.spawn(self._call_members_back(room))
             if unfinished:
                 assert room.match is not None and room.match.result is not None
                 room.post(room._finish, room.match.result)
@@ -813,6 +904,7 @@ class Cluster:
         self._idle_routes = idle - self._idle_routes
         for key in [k for k in self.cursors if k[0] not in arena.sessions]:
             del self.cursors[key]
+        self._refetched = {k: t for k, t in self._refetched.items() if k in self.cursors}
         for room_id in [r for r in self.remote if r not in interest]:
             del self.remote[room_id]
         for room_id, lock in list(self._locks.items()):
