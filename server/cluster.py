@@ -841,6 +841,19 @@ class Cluster:
             if room_id in s.rooms:
                 s.rooms.discard(room_id)
 
+    async def check_refusal(self, room: Room, exc: Exception) -> Exception:
+        """A refusal (``not_your_turn``...) is only as good as the copy it came from: if
+        the log moved past our copy (another node owned the room meanwhile), the answer
+        is ``unavailable`` and the copy is retired, so the retry meets the room as logged."""
+        try:
+            last = await self.presence.last_seq(room.id)
+        except PresenceError:
+            return exc
+        if last <= room.seq:
+            return exc
+        room.log.warning("room_copy_stale", seq=room.seq, logged=last)
+        return PresenceError(f"room {room.id} had moved on: retry")
+
     def retire(self, room: Room) -> None:
         """Our copy of the room can no longer be trusted (an append failed, the lease went):
         stop it; the next request restores it from the log, here or on the new owner."""

@@ -166,6 +166,8 @@ class Room:
             try:
                 result = await fn(*args)
             except Exception as exc:
+                if not isinstance(exc, PresenceError) and self.arena.cluster is not None:
+                    exc = await self.arena.cluster.check_refusal(self, exc)
                 if isinstance(exc, PresenceError) and self.arena.cluster is not None:
                     self.arena.cluster.retire(self)  # restored from the log when asked again
                 if fut is not None and not fut.done():
@@ -380,9 +382,10 @@ class Room:
         """``reply``: (session, request id): that member gets the event as its reply (``re``)."""
         if self.arena.cluster is not None and out.type in MEMBERSHIP_EVENTS:
             await self._save_members()
+        owner = None if self.arena.cluster is None else self.arena.node  # fenced by the lease
         # the binary frame is the packed event: a store keeping msgpack need not pack it again
         await self.arena.presence.append_packed(
-            self.id, out.wire, out.frame(True), expected_seq=seq
+            self.id, out.wire, out.frame(True), expected_seq=seq, owner=owner
         )
         self.seq = seq
         for session in list(self.members):

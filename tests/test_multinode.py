@@ -28,7 +28,9 @@ from server.presence.redis import RedisPresence
 LEASE_TTL = "1.0"
 
 
-def serve_argv(redis_url: str, prefix: str, node: str, grace: float = 30.0) -> list[str]:
+def serve_argv(
+    redis_url: str, prefix: str, node: str, grace: float = 30.0, lease_ttl: str = LEASE_TTL
+) -> list[str]:
     return serve_command(
         "--redis",
         redis_url,
@@ -37,7 +39,7 @@ def serve_argv(redis_url: str, prefix: str, node: str, grace: float = 30.0) -> l
         "--node",
         node,
         "--lease-ttl",
-        LEASE_TTL,
+        lease_ttl,
         "--grace",
         str(grace),
     )
@@ -45,10 +47,11 @@ def serve_argv(redis_url: str, prefix: str, node: str, grace: float = 30.0) -> l
 
 @contextlib.asynccontextmanager
 async def cluster(
-    redis_url: str, prefix: str, names: list[str], grace: float = 30.0
+    redis_url: str, prefix: str, names: list[str], grace: float = 30.0, lease_ttl: float = 0
 ) -> AsyncIterator[list[Node]]:
+    ttl = str(lease_ttl) if lease_ttl else LEASE_TTL
     nodes = await asyncio.gather(
-        *(start_node(serve_argv(redis_url, prefix, n, grace), name=n) for n in names)
+        *(start_node(serve_argv(redis_url, prefix, n, grace, ttl), name=n) for n in names)
     )
     try:
         yield list(nodes)

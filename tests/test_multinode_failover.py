@@ -34,6 +34,7 @@ from test_multinode import (
 )
 
 from clients.client import ArenaError, Client
+from protocol import messages as m
 from server.presence.redis import RedisPresence
 
 TTL = float(LEASE_TTL)
@@ -47,6 +48,15 @@ def paused(node: Node) -> Iterator[None]:
         yield
     finally:
         os.kill(node.proc.pid, signal.SIGCONT)
+
+
+@pytest.fixture
+async def shared(redis_url: str, redis_prefix: str) -> AsyncIterator[RedisPresence]:
+    """The test's own view of the Redis the nodes share."""
+    p = RedisPresence(redis_url, prefix=redis_prefix)
+    await p.start()
+    yield p
+    await p.close()
 
 
 @pytest.fixture
@@ -79,6 +89,12 @@ def assert_no_repeats(c: Client, room: str) -> None:
     ]
     repeated = sorted({s for s in seqs if seqs.count(s) > 1})
     assert not repeated, f"{c.player.name if c.player else c} heard {repeated} twice"
+
+
+async def heard(c: Client, room: str, ply: int) -> None:
+    """Wait until the client has heard the move of ``ply`` (live, caught up, or as a reply)."""
+    if not any(e.type == "move_made" and e.ply == ply for e in c.events(room)):
+        await c.next(type="move_made", room=room, where=lambda e: e.ply == ply)
 
 
 def dump(nodes: list[Node]) -> None:
@@ -135,11 +151,12 @@ async def test_a_move_that_lands_while_redis_hangs_reaches_every_node(
     aof_redis: tuple[RedisServer, RedisPresence, str],
 ) -> None:
     """Redis hangs (SIGSTOP) while ann's move is being appended: ann is told
-    ``unavailable``, yet the append runs when Redis wakes, so the move is in the log.
-    o1 (ann's node, the owner) takes the room back; bob, on o2, must receive that move
-    (he never heard of it), once, in order, and play on."""
+    ``unavailable``, yet the append runs when Redis wakes (h1 still holds the lease: it
+    is longer than the hang here), so the move is in the log. h1 (ann's node, the owner)
+    takes the room back; bob, on h2, must receive that move (he never heard of it),
+    once, in order, and play on."""
     server, presence, prefix = aof_redis
-    async with cluster(server.url, prefix, ["h1", "h2"]) as (h1, h2):
+    async with cluster(server.url, prefix, ["h1", "h2"], lease_ttl=6.0) as (h1, h2):
         ann, bob = await client(h1.url, "ann"), await client(h2.url, "bob")
         try:
             room = await start_game(ann, bob)
@@ -156,9 +173,7 @@ async def test_a_move_that_lands_while_redis_hangs_reaches_every_node(
                     await ann.move(room, legal[0])
                 assert err.value.code == "unavailable"
             finally:
-                with paused(h2):  # h1 takes the room back, not h2
-                    os.kill(server.proc.pid, signal.SIGCONT)
-                    assert await wait_owner(presence, room, not_="") == "h1"
+                os.kill(server.proc.pid, signal.SIGCONT)
             # the append ran when Redis woke: the move is in the log
             assert moves_in_log(await presence.read_events(room)) == [*acked, legal[0]]
             acked.append(legal[0])
@@ -173,6 +188,94 @@ async def test_a_move_that_lands_while_redis_hangs_reaches_every_node(
                 assert [e.move for e in c.events(room) if e.type == "move_made"] == acked
         except BaseException:
             dump([h1, h2])
+            raise
+        finally:
+            for c in (ann, bob):
+                await c.close()
+
+
+async def test_an_owner_paused_past_its_lease_acknowledges_nothing_when_it_wakes(
+    redis_url: str, redis_prefix: str, shared: RedisPresence
+) -> None:
+    """p1 (the owner) is paused until p2 has taken the room over; ann's move reaches p1
+    while it sleeps. Woken, p1 must not acknowledge it from its old copy (its lease is
+    gone: the append is fenced off); the move is played by p2, and bob's reply to it is
+    accepted (no second copy of the room answers ``not_your_turn``)."""
+    presence = shared
+    async with cluster(redis_url, redis_prefix, ["p1", "p2"]) as (p1, p2):
+        ann, bob = await client(p1.url, "ann"), await client(p2.url, "bob")
+        try:
+            room = await start_game(ann, bob)
+            assert await presence.room_owner(room) == "p1"
+            acked: list[str] = []
+            seats = {0: ann, 1: bob}
+            assert not await play(seats, room, acked, 2)
+            to_move, legal = last_turn(ann, room)
+            assert to_move == 0
+            with paused(p1):
+                assert await wait_owner(presence, room, not_="p1") == "p2"
+                await ann.send(m.MakeMove(id="m", room=room, move=legal[0], reply="event"))
+            reply = await ann.next(where=lambda msg: getattr(msg, "re", None) == "m")
+            if reply.type == "error":  # refused by p1: played on p2 when retried
+                assert reply.code == "unavailable"
+                await retry(lambda: ann.move(room, legal[0]))
+            acked.append(legal[0])
+            for c in (ann, bob):
+                await heard(c, room, len(acked))
+            assert await play(seats, room, acked, 200)
+            assert await presence.room_owner(room) in ("p2", None)
+            assert moves_in_log(await presence.read_events(room)) == acked
+            for c in (ann, bob):
+                assert_gap_free(c, room)
+                assert [e.move for e in c.events(room) if e.type == "move_made"] == acked
+        except BaseException:
+            dump([p1, p2])
+            raise
+        finally:
+            for c in (ann, bob):
+                await c.close()
+
+
+async def test_a_stale_copy_of_a_room_reloads_rather_than_refusing_a_legal_move(
+    redis_url: str, redis_prefix: str, shared: RedisPresence
+) -> None:
+    """q2 (the owner, bob's node) is paused until q1 has taken the room over and ann's
+    move is logged there. bob's move, legal by the log, reaches q2 while it sleeps (sent
+    then, so that it meets q2's old copy): woken, q2 must not refuse it from that copy
+    (``not_your_turn``) but see that the log moved past it; the move is played."""
+    presence = shared
+    async with cluster(redis_url, redis_prefix, ["q1", "q2"]) as (q1, q2):
+        ann, bob = await client(q1.url, "ann"), await client(q2.url, "bob")
+        try:
+            room = await start_game(bob, ann)  # bob's room: q2 owns it, bob has seat 0
+            assert await presence.room_owner(room) == "q2"
+            acked: list[str] = []
+            seats = {0: bob, 1: ann}
+            assert not await play(seats, room, acked, 1)
+            with paused(q2):
+                assert await wait_owner(presence, room, not_="q2") == "q1"
+                to_move, legal = last_turn(ann, room)
+                assert to_move == 1
+                await retry(lambda: ann.move(room, legal[0]))
+                acked.append(legal[0])
+                events = await presence.read_events(room)
+                assert moves_in_log(events) == acked
+                bob_moves = events[-1]["legal_moves"]
+                await bob.send(m.MakeMove(id="b", room=room, move=bob_moves[0], reply="event"))
+            reply = await bob.next(where=lambda msg: getattr(msg, "re", None) == "b")
+            if reply.type == "error":  # the stale copy was retired: played when retried
+                assert reply.code == "unavailable", reply
+                await retry(lambda: bob.move(room, bob_moves[0]))
+            acked.append(bob_moves[0])
+            for c in (ann, bob):
+                await heard(c, room, len(acked))
+            assert await play(seats, room, acked, 200)
+            assert moves_in_log(await presence.read_events(room)) == acked
+            for c in (ann, bob):
+                assert_gap_free(c, room)
+                assert [e.move for e in c.events(room) if e.type == "move_made"] == acked
+        except BaseException:
+            dump([q1, q2])
             raise
         finally:
             for c in (ann, bob):

@@ -17,7 +17,7 @@ from typing import Any
 import msgpack
 import pytest
 
-from server.presence import Presence, SeqConflict
+from server.presence import LeaseLost, Presence, SeqConflict
 from server.presence.memory import MemoryPresence
 
 
@@ -228,6 +228,28 @@ async def test_event_log_expected_seq_guards_split_brain(presence: Presence) -> 
     with pytest.raises(SeqConflict):
         await presence.append_event("r1", {"a": 2}, expected_seq=1)
     assert await presence.last_seq("r1") == 1
+
+
+async def test_event_log_appends_are_fenced_by_the_lease(presence: Presence) -> None:
+    """With ``owner`` only the node holding the room's lease appends: a node whose lease
+    lapsed (or was never held) cannot log, whatever seq it expects."""
+    assert await presence.acquire_room("r1", "node-a", ttl=5)
+    assert await presence.append_event("r1", {"a": 1}, expected_seq=1, owner="node-a") == 1
+    with pytest.raises(LeaseLost):
+        await presence.append_event("r1", {"a": 2}, expected_seq=2, owner="node-b")
+    with pytest.raises(LeaseLost):
+        packed = msgpack.packb({"a": 2, "seq": 2})
+        await presence.append_packed("r1", {"a": 2, "seq": 2}, packed, 2, owner="node-b")
+    assert await presence.release_room("r1", "node-a")
+    with pytest.raises(LeaseLost):
+        await presence.append_event("r1", {"a": 2}, expected_seq=2, owner="node-a")
+    assert await presence.acquire_room("r1", "node-b", ttl=0.15)
+    assert await presence.append_event("r1", {"b": 2}, expected_seq=2, owner="node-b") == 2
+    await asyncio.sleep(0.3)  # node-b stopped renewing: its lease lapses
+    with pytest.raises(LeaseLost):
+        await presence.append_event("r1", {"b": 3}, expected_seq=3, owner="node-b")
+    assert await presence.append_event("r1", {"c": 3}) == 3  # no owner given: not fenced
+    assert [e["seq"] for e in await presence.read_events("r1")] == [1, 2, 3]
 
 
 async def test_room_subscription_sees_appends_in_order(presence: Presence) -> None:

@@ -6,7 +6,7 @@ default, one node) or, once it exists, ``redis://...`` (many nodes).
 
 from __future__ import annotations
 
-from server.presence.base import Presence, PresenceError, SeqConflict, Subscription
+from server.presence.base import LeaseLost, Presence, PresenceError, SeqConflict, Subscription
 
 
 def open_presence(url: str | None = None, prefix: str = "arena:") -> Presence:
@@ -24,4 +24,11 @@ def open_presence(url: str | None = None, prefix: str = "arena:") -> Presence:
     raise PresenceError(f"unknown presence URL {url!r}")
 
 
-__all__ = ["Presence", "PresenceError", "SeqConflict", "Subscription", "open_presence"]
+__all__ = [
+    "LeaseLost",
+    "Presence",
+    "PresenceError",
+    "SeqConflict",
+    "Subscription",
+    "open_presence",
+]

@@ -46,6 +46,11 @@ class SeqConflict(PresenceError):
     code = "conflict"
 
 
+class LeaseLost(PresenceError):
+    """An append by a node that does not hold the room's lease (fencing): a node whose
+    lease lapsed cannot log, so it cannot acknowledge anything."""
+
+
 def secret_hash(secret: str) -> str:
     """How name-claim secrets and resume tokens are stored: never in clear."""
     return hashlib.sha256(secret.encode()).hexdigest()
@@ -171,16 +176,25 @@ class Presence(ABC):
 
     # -- room event log and fan-out -------------------------------------------------
     @abstractmethod
-    async def append_event(self, room_id: str, event: JSON, expected_seq: int | None = None) -> int:
+    async def append_event(
+        self, room_id: str, event: JSON, expected_seq: int | None = None, owner: str | None = None
+    ) -> int:
         """Append ``event`` to the room's log and publish it; returns its ``seq``.
 
         Seqs start at 1 and have no gaps. The stored and published event carries
-        ``"seq"``. With ``expected_seq`` the append happens only if that is the
-        next seq, else :class:`SeqConflict`.
+        ``"seq"``. With ``owner`` the append happens only if that node holds the
+        room's lease (see :meth:`acquire_room`), else :class:`LeaseLost`; then, with
+        ``expected_seq``, only if that is the next seq, else :class:`SeqConflict`.
+        Both checks and the append are one atomic step.
         """
 
     async def append_packed(
-        self, room_id: str, event: JSON, packed: bytes, expected_seq: int | None = None
+        self,
+        room_id: str,
+        event: JSON,
+        packed: bytes,
+        expected_seq: int | None = None,
+        owner: str | None = None,
     ) -> int:
         """:meth:`append_event` for an event the caller has packed already.
 
@@ -188,7 +202,7 @@ class Presence(ABC):
         expected: a room has this frame to send anyway, and a store keeping packed
         events need not pack it again. By default the same as :meth:`append_event`.
         """
-        return await self.append_event(room_id, event, expected_seq=expected_seq)
+        return await self.append_event(room_id, event, expected_seq=expected_seq, owner=owner)
 
     @abstractmethod
     async def read_events(

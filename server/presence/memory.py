@@ -18,6 +18,7 @@ import msgpack
 
 from server.presence.base import (
     JSON,
+    LeaseLost,
     Presence,
     SeqConflict,
     Subscription,
@@ -219,12 +220,21 @@ class MemoryPresence(Presence):
         return self._lease(room_id)
 
     # -- event log --------------------------------------------------------------
-    async def append_event(self, room_id: str, event: JSON, expected_seq: int | None = None) -> int:
-        return await self.append_packed(room_id, event, b"", expected_seq)
+    async def append_event(
+        self, room_id: str, event: JSON, expected_seq: int | None = None, owner: str | None = None
+    ) -> int:
+        return await self.append_packed(room_id, event, b"", expected_seq, owner)
 
     async def append_packed(
-        self, room_id: str, event: JSON, packed: bytes, expected_seq: int | None = None
+        self,
+        room_id: str,
+        event: JSON,
+        packed: bytes,
+        expected_seq: int | None = None,
+        owner: str | None = None,
     ) -> int:
+        if owner is not None and self._lease(room_id) != owner:
+            raise LeaseLost(f"room {room_id}: {owner} does not hold its lease")
         log = self._events[room_id]
         seq = len(log) + 1
         if expected_seq is not None and expected_seq != seq:

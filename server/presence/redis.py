@@ -51,6 +51,7 @@ from redis.exceptions import RedisError, WatchError
 
 from server.presence.base import (
     JSON,
+    LeaseLost,
     Presence,
     PresenceError,
     SeqConflict,
@@ -88,8 +89,12 @@ def _guard(fn: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
     return wrapper
 
 
-# KEYS: log, channel; ARGV: event JSON without seq, expected seq or ""
+# KEYS: log, channel, lease; ARGV: event JSON without seq, expected seq or "", owner or ""
+# (fencing: with an owner, only the node holding the room's lease may append)
 _APPEND = """
+if ARGV[3] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[3] then
+  return 0
+end
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local seq = 1
 if #last > 0 then
@@ -449,12 +454,16 @@ class RedisPresence(Presence):
         return dict(zip(room_ids, owners, strict=True))
 
     # -- event log --------------------------------------------------------------
-    async def append_event(self, room_id: str, event: JSON, expected_seq: int | None = None) -> int:
+    async def append_event(
+        self, room_id: str, event: JSON, expected_seq: int | None = None, owner: str | None = None
+    ) -> int:
         if "seq" in event:
             event = {k: v for k, v in event.items() if k != "seq"}
-        keys = [self.k("log", room_id), self.k("ch", "room", room_id)]
-        args = [_dumps(event), "" if expected_seq is None else str(expected_seq)]
+        keys = [self.k("log", room_id), self.k("ch", "room", room_id), self.k("lease", room_id)]
+        args = [_dumps(event), "" if expected_seq is None else str(expected_seq), owner or ""]
         seq = int(await self._one(lambda c: self._append(keys=keys, args=args, client=c)))
+        if seq == 0:
+            raise LeaseLost(f"room {room_id}: {owner} does not hold its lease")
         if seq < 0:
             raise SeqConflict(f"room {room_id}: next seq is {-seq}, not {expected_seq}")
         return seq
