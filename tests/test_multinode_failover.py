@@ -225,6 +225,8 @@ async def test_an_owner_paused_past_its_lease_acknowledges_nothing_when_it_wakes
             assert await play(seats, room, acked, 200)
             assert await presence.room_owner(room) in ("p2", None)
             assert moves_in_log(await presence.read_events(room)) == acked
+            # p1 logged nothing after p2 took over, so p2's copy never fell behind the log
+            assert not p2.events("room_copy_stale")
             for c in (ann, bob):
                 assert_gap_free(c, room)
                 assert [e.move for e in c.events(room) if e.type == "move_made"] == acked
