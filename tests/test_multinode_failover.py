@@ -282,3 +282,42 @@ async def test_a_stale_copy_of_a_room_reloads_rather_than_refusing_a_legal_move(
         finally:
             for c in (ann, bob):
                 await c.close()
+
+
+async def test_a_seq_conflict_is_answered_unavailable_and_the_retry_is_played(
+    redis_url: str, redis_prefix: str, shared: RedisPresence
+) -> None:
+    """Something else that holds the room's lease (a second copy of the room on its own
+    node, say) logs an event behind the owner's back; the owner's next append then
+    expects the wrong seq. The mover is told ``unavailable`` (typed, retryable; not
+    ``internal``), and the retry is played on the room as logged."""
+    async with cluster(redis_url, redis_prefix, ["c1"]) as (c1,):
+        ann, bob = await client(c1.url, "ann"), await client(c1.url, "bob")
+        try:
+            room = await start_game(ann, bob)
+            acked: list[str] = []
+            seats = {0: ann, 1: bob}
+            assert not await play(seats, room, acked, 1)
+            chat = {"type": "chat_message", "room": room, "name": "eve", "text": "hi"}
+            await shared.append_event(room, {**chat, "spectator": True}, owner="c1")
+            to_move, legal = last_turn(bob, room)
+            assert to_move == 1
+            with pytest.raises(ArenaError) as err:
+                await bob.move(room, legal[0])
+            assert err.value.code == "unavailable"
+            await retry(lambda: bob.move(room, legal[0]))
+            acked.append(legal[0])
+            for c in (ann, bob):
+                await heard(c, room, len(acked))
+            assert await play(seats, room, acked, 200)
+            assert moves_in_log(await shared.read_events(room)) == acked
+            for c in (ann, bob):
+                assert_gap_free(c, room)
+                assert [e.text for e in c.events(room) if e.type == "chat_message"] == ["hi"]
+            assert not c1.events("request_failed")
+        except BaseException:
+            dump([c1])
+            raise
+        finally:
+            for c in (ann, bob):
+                await c.close()

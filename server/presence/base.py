@@ -41,9 +41,9 @@ class PresenceError(Exception):
 
 
 class SeqConflict(PresenceError):
-    """An append expected a different next ``seq``: another node appended (split brain)."""
-
-    code = "conflict"
+    """An append expected a different next ``seq``: something else appended (a second
+    copy of the room). Answered ``unavailable`` like any store failure: the room is
+    restored from the log and the retry meets it as logged."""
 
 
 class LeaseLost(PresenceError):
