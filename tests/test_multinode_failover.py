@@ -321,3 +321,31 @@ async def test_a_seq_conflict_is_answered_unavailable_and_the_retry_is_played(
         finally:
             for c in (ann, bob):
                 await c.close()
+
+
+async def test_the_owner_keeps_its_rooms_for_games_longer_than_the_lease(
+    redis_url: str, redis_prefix: str, shared: RedisPresence
+) -> None:
+    """The owner renews its leases: a game that lasts several lease TTLs (players who
+    think) stays on its node, with no takeover, and plays to its end."""
+    async with cluster(redis_url, redis_prefix, ["k1", "k2"]) as (k1, k2):
+        ann, bob = await client(k1.url, "ann"), await client(k2.url, "bob")
+        try:
+            room = await start_game(ann, bob)
+            acked: list[str] = []
+            seats = {0: ann, 1: bob}
+            for _ in range(4):  # four thinking pauses of a lease TTL each
+                await asyncio.sleep(TTL)  # real time passing is the point here
+                assert not await play(seats, room, acked, 1)
+                assert await shared.room_owner(room) == "k1"
+            assert await play(seats, room, acked, 200)
+            assert moves_in_log(await shared.read_events(room)) == acked
+            for n in (k1, k2):
+                assert not n.events("room_taken_over")
+                assert not n.events("lease_lost")
+        except BaseException:
+            dump([k1, k2])
+            raise
+        finally:
+            for c in (ann, bob):
+                await c.close()
