@@ -349,3 +349,53 @@ async def test_the_owner_keeps_its_rooms_for_games_longer_than_the_lease(
         finally:
             for c in (ann, bob):
                 await c.close()
+
+
+async def test_time_a_player_spent_before_the_owner_died_stays_spent(
+    redis_url: str, redis_prefix: str, shared: RedisPresence
+) -> None:
+    """Fischer clocks come back from the log: ann thinks half a second over her move,
+    then the owner is killed while bob is to move. After the takeover ann's clock still
+    shows that half second spent (as logged), not a fresh base time."""
+    base = 60_000
+    think = 0.5
+    async with cluster(redis_url, redis_prefix, ["t1", "t2"]) as (t1, t2):
+        ann, bob = await client(t1.url, "ann"), await client(t2.url, "bob")
+        try:
+            t0 = asyncio.get_running_loop().time()  # before ann's clock can start
+            room = await start_game(ann, bob, tc=m.Fischer(base_ms=base, increment_ms=0))
+            acked: list[str] = []
+            seats = {0: ann, 1: bob}
+            to_move, legal = last_turn(ann, room)
+            assert to_move == 0
+            await asyncio.sleep(think)  # ann thinks: her clock runs
+            await ann.move(room, legal[0])
+            thought_ms = (asyncio.get_running_loop().time() - t0) * 1000
+            acked.append(legal[0])
+            for c in (ann, bob):
+                await heard(c, room, len(acked))
+            logged = [e for e in bob.events(room) if e.type == "move_made"][-1].clock
+            assert base - thought_ms <= logged.remaining_ms[0] <= base - think * 1000
+
+            t1.kill9()  # bob is to move
+            await t1.proc.wait()
+            assert await wait_owner(shared, room, not_="t1") == "t2"
+            to_move, legal = last_turn(bob, room)
+            assert to_move == 1
+            await retry(lambda: bob.move(room, legal[0]))
+            acked.append(legal[0])
+            await heard(bob, room, len(acked))
+            after = [e for e in bob.events(room) if e.type == "move_made"][-1].clock
+            assert after.remaining_ms[0] == logged.remaining_ms[0]  # ann's clock as logged
+
+            ann.url = t2.url  # ann resumes on the surviving node and the game goes on
+            await retry(ann.reconnect)
+            await heard(ann, room, len(acked))
+            assert await play(seats, room, acked, 200)
+            assert moves_in_log(await shared.read_events(room)) == acked
+        except BaseException:
+            dump([t1, t2])
+            raise
+        finally:
+            for c in (ann, bob):
+                await c.close()
