@@ -25,6 +25,13 @@ by asking the owner for a catch-up. Clients of the dead node
 reconnect to any node and resume their session there. Seated players who never
 come back within the grace period lose by abandonment.
 
+**Requests in flight.** A forwarded request carries an id (node, boot, counter);
+when the owner changes while it waits, it is sent again to the new owner under
+the same id. The owner logs the id with the events the request caused (the
+``request`` field of the log entries, which clients never see), so a request
+that already took effect is answered its first outcome instead of running twice
+(:data:`ONCE_CALLS`; joins and reads are harmless to repeat).
+
 **Clocks during a takeover.** The clocks are restored to the values of the last
 logged event; the clock of the player to move restarts from that value when the
 new owner has restored the room. The time between the last logged event and
@@ -45,6 +52,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import secrets
 import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
@@ -86,6 +94,12 @@ ROOM_CALLS = frozenset(
         "catch_up",
     }
 )
+#: room methods whose forwarded requests run at most once (a retry gets the first outcome)
+ONCE_CALLS = frozenset(
+    {"move", "resign", "chat", "set_ready", "take_seat", "leave_seat", "leave", "offer_rematch"}
+)
+#: forwarded requests a room's owner remembers the outcome of, per room
+REQUESTS_KEPT = 1000
 #: seconds a forwarded request waits for the owner's answer
 CALL_TIMEOUT = 5.0
 #: messages queued for one node before the oldest are dropped (that node then resyncs)
@@ -249,6 +263,17 @@ def restore_room(
     return room, unfinished
 
 
+def logged_requests(events: list[dict[str, Any]]) -> dict[str, tuple[str, Any]]:
+    """The forwarded requests the log's last events were caused by (their ``request``
+    ids), each with the types of the events it caused."""
+    found: dict[str, set[str]] = {}
+    for ev in events[-REQUESTS_KEPT:]:
+        key = ev.get("request")
+        if key:
+            found.setdefault(key, set()).add(ev["type"])
+    return {key: ("logged", types) for key, types in found.items()}
+
+
 # -- a room on another node ---------------------------------------------------------------
 
 
@@ -376,6 +401,10 @@ class Cluster:
         #: (session, room) -> when this node last asked the owner to fill a gap
         self._refetched: dict[tuple[str, str], float] = {}
         self._subscribed = asyncio.Event()
+        #: request ids of forwarded calls are unique across nodes and restarts
+        self._boot = secrets.token_hex(4)
+        #: room -> forwarded request id -> its outcome, for requests that changed the room
+        self._requests: dict[str, dict[str, tuple[str, Any]]] = {}
         self._idle_routes: set[str] = set()
         self.takeovers: list[dict[str, Any]] = []
 
@@ -410,10 +439,14 @@ class Cluster:
             box = self._outboxes[node] = Outbox(self, node)
         box.put(item)
 
-    def call_message(self, room_id: str, fn: str, args: list[Any], rid: int | None = None):
+    def call_message(
+        self, room_id: str, fn: str, args: list[Any], rid: int | None = None, key: str = ""
+    ):
         msg: dict[str, Any] = {"k": "c", "from": self.node, "room": room_id, "fn": fn, "a": args}
         if rid is not None:
             msg["id"] = rid
+        if key:
+            msg["q"] = key
         if args and isinstance(args[0], str):
             name = self.arena.session_name(args[0])
             if name:
@@ -448,11 +481,18 @@ class Cluster:
             self.send(node, {"k": "forget", "s": session, "room": room_id})
 
     # -- forwarded requests -------------------------------------------------------------------
-    async def call_room(self, room: RemoteRoom, fn: str, args: list[Any], retry: bool = True):
+    async def call_room(
+        self, room: RemoteRoom, fn: str, args: list[Any], retry: bool = True, key: str = ""
+    ):
+        """Run a room method on the room's owner. If the owner changes meanwhile the request
+        is sent again to the new one, under the same ``key``: the owner logs the key with
+        the events the request caused, so a request that was run already is not run again
+        (its first outcome is the answer)."""
         rid = next(self._ids)
+        key = key or f"{self.node}.{self._boot}.{rid}"
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[rid] = fut
-        self.send(room.owner, self.call_message(room.id, fn, args, rid))
+        self.send(room.owner, self.call_message(room.id, fn, args, rid, key))
         loop = asyncio.get_running_loop()
         deadline = loop.time() + CALL_TIMEOUT
         try:
@@ -468,12 +508,13 @@ class Cluster:
         except _Moved:
             if not retry:
                 raise ProtocolError(ErrorCode.UNAVAILABLE, "the room is moving") from None
+            log.info("request_retried", room=room.id, fn=fn, previous_node=room.owner)
             target = await self.find_room(room.id)
             if target is None:
                 raise ProtocolError(ErrorCode.UNKNOWN_ROOM, f"no room {room.id}") from None
             if isinstance(target, RemoteRoom):
-                return await self.call_room(target, fn, args, retry=False)
-            return await target.ask(getattr(target, fn), *args)
+                return await self.call_room(target, fn, args, retry=False, key=key)
+            return await target.ask(self._once(target, fn, key), *args)
         finally:
             self._pending.pop(rid, None)
 
@@ -489,7 +530,7 @@ class Cluster:
         if room is None or room.closed:  # retired here, or never ours: restore if the lease is
             self.arena.spawn(self._serve_after_takeover(msg))
             return
-        self._run_call(room, origin, rid, fn, args, msg.get("n"))
+        self._run_call(room, origin, rid, fn, args, msg.get("n"), msg.get("q"))
 
     async def _serve_after_takeover(self, msg: dict[str, Any]) -> None:
         origin, rid, room_id = msg["from"], msg.get("id"), msg["room"]
@@ -501,12 +542,19 @@ class Cluster:
             if rid is not None:
                 self.send(origin, {"k": "r", "id": rid, "e": {"code": "moved", "message": ""}})
             return
-        self._run_call(room, origin, rid, msg["fn"], msg["a"], msg.get("n"))
+        self._run_call(room, origin, rid, msg["fn"], msg["a"], msg.get("n"), msg.get("q"))
 
     def _run_call(
-        self, room: Room, origin: str, rid: int | None, fn: str, args: list[Any], name: Any
+        self,
+        room: Room,
+        origin: str,
+        rid: int | None,
+        fn: str,
+        args: list[Any],
+        name: Any,
+        key: str | None = None,
     ) -> None:
-        method = getattr(room, fn)
+        method = self._once(room, fn, key)
         session = args[0] if args and isinstance(args[0], str) else None
 
         async def routed(*a: Any) -> Any:
@@ -527,6 +575,56 @@ class Cluster:
             return
         task = asyncio.ensure_future(room.ask(routed, *args))
         task.add_done_callback(lambda t: self._reply(origin, rid, t))
+
+    def _once(self, room: Room, fn: str, key: str | None) -> Any:
+        """``room``'s method ``fn``, run at most once for request ``key`` (in the actor):
+        the events it causes are logged with the key, and a request whose key the room
+        knows (from its log, or from this node's run of it) gets the first outcome."""
+        method = getattr(room, fn)
+        if not key or fn not in ONCE_CALLS:
+            return method
+
+        async def once(*a: Any) -> Any:
+            done = self._requests.get(room.id, {}).get(key)
+            if done is not None:
+                log.info("request_repeated", room=room.id, fn=fn)
+                return self._outcome(fn, list(a), done)
+            before = room.seq
+            room.request = key
+            try:
+                result = await method(*a)
+            except Exception as exc:
+                if room.seq > before:
+                    self._remember(room.id, key, ("error", exc))
+                raise
+            finally:
+                room.request = None
+            if room.seq > before:
+                self._remember(room.id, key, ("ok", result))
+            return result
+
+        once.__name__ = fn
+        return once
+
+    def _remember(self, room_id: str, key: str, outcome: tuple[str, Any]) -> None:
+        done = self._requests.setdefault(room_id, {})
+        done[key] = outcome
+        if len(done) > REQUESTS_KEPT:
+            del done[next(iter(done))]
+
+    def _outcome(self, fn: str, args: list[Any], done: tuple[str, Any]) -> Any:
+        """What a repeated request is answered: what it was answered the first time."""
+        kind, value = done
+        if kind == "error":
+            raise value
+        if kind == "logged" and fn == "move" and "move_made" not in value:
+            # the flag fell before the move arrived (as Room.move answers it)
+            raise ProtocolError(ErrorCode.GAME_OVER, "your time ran out before the move arrived")
+        if fn == "move" and len(args) > 2 and args[2] is not None:
+            # asked for its move_made as the reply: that went out the first time (or was
+            # lost with its node, and the catch-up brings it): an ack answers instead
+            self.arena.deliver(args[0], Outgoing({"type": "ack", "re": args[2]}))
+        return value if kind == "ok" else None
 
     def _reply(self, origin: str, rid: int, task: asyncio.Future[Any]) -> None:
         if task.cancelled():
@@ -785,6 +883,7 @@ class Cluster:
             arena = self.arena
             now_ms = int(asyncio.get_running_loop().time() * 1000)
             room, unfinished = restore_room(arena, meta, events, now_ms)
+            self._requests[room_id] = logged_requests(events)
             room.start()
             arena.rooms[room_id] = room
             if room.settings.invite:
@@ -923,6 +1022,8 @@ class Cluster:
         for room_id, lock in list(self._locks.items()):
             if not lock.locked() and room_id not in arena.rooms:
                 del self._locks[room_id]
+        for room_id in [r for r in self._requests if r not in arena.rooms]:
+            del self._requests[room_id]
 
     async def _check_member_nodes(self) -> None:
         """Members of our rooms whose node died are disconnected: they have the grace

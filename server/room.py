@@ -44,6 +44,11 @@ MEMBERSHIP_EVENTS = frozenset(
 )
 
 
+def _public(event: dict[str, Any]) -> dict[str, Any]:
+    """A logged event as it was sent: without the forwarded request's id it was logged with."""
+    return {k: v for k, v in event.items() if k != "request"}
+
+
 def engine_time_control(tc: m.Fischer | m.PerMove | m.Untimed) -> TimeControl:
     if isinstance(tc, m.Fischer):
         return TimeControl("fischer", base_ms=tc.base_ms, increment_ms=tc.increment_ms)
@@ -133,6 +138,8 @@ class Room:
         self.record_id: str | None = None
         self.rematch_offers: set[int] = set()
         self.closed = False
+        #: the forwarded request being run (server.cluster): logged with its events
+        self.request: str | None = None
         self._inbox: asyncio.Queue[tuple[Callable[..., Awaitable[Any]], tuple, Any]] = (
             asyncio.Queue()
         )
@@ -384,8 +391,11 @@ class Room:
             await self._save_members()
         owner = None if self.arena.cluster is None else self.arena.node  # fenced by the lease
         # the binary frame is the packed event: a store keeping msgpack need not pack it again
+        wire, packed = out.wire, out.frame(True)
+        if self.request is not None:  # a forwarded request's id is logged with its events
+            wire, packed = {**wire, "request": self.request}, b""
         await self.arena.presence.append_packed(
-            self.id, out.wire, out.frame(True), expected_seq=seq, owner=owner
+            self.id, wire, packed, expected_seq=seq, owner=owner
         )
         self.seq = seq
         for session in list(self.members):
@@ -477,6 +487,8 @@ class Room:
             wire: dict[str, Any] = {"type": "catch_up"}
             if re is not None:
                 wire["re"] = re
+            if self.arena.cluster is not None:  # request ids (server.cluster) stay in the log
+                chunk = [e if "request" not in e else _public(e) for e in chunk]
             wire.update(room=self.id, events=chunk, more=more)
             self.arena.deliver(session, Outgoing(wire))
             if not more:

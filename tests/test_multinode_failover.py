@@ -18,7 +18,8 @@ import signal
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
-from arena_process import Node
+from arena_process import Node, start_node, stop_node
+from redis_proxy import RedisProxy
 from redis_server import RedisServer, delete_prefix
 from test_multinode import (
     LEASE_TTL,
@@ -29,11 +30,13 @@ from test_multinode import (
     moves_in_log,
     play,
     retry,
+    serve_argv,
     start_game,
     wait_owner,
 )
 
 from clients.client import ArenaError, Client
+from engine.base import game_class
 from protocol import messages as m
 from server.presence.redis import RedisPresence
 
@@ -395,6 +398,93 @@ async def test_time_a_player_spent_before_the_owner_died_stays_spent(
             assert moves_in_log(await shared.read_events(room)) == acked
         except BaseException:
             dump([t1, t2])
+            raise
+        finally:
+            for c in (ann, bob):
+                await c.close()
+
+
+def turn(c: Client, room: str) -> tuple[int | None, list[str], list[str]]:
+    """Who is to move, their legal moves, and which of those end the game (by the engine,
+    from what the client heard)."""
+    events = c.events(room)
+    start = max(i for i, e in enumerate(events) if e.type == "game_started")
+    state = c.rooms[room].state
+    assert state is not None
+    game = game_class(state.game).from_setup(
+        events[start].setup, rules=state.rules, variant=state.variant, players=2
+    )
+    for e in events[start:]:
+        if e.type == "move_made":
+            game.play(e.move)
+    ends = []
+    for mv in game.legal_moves():
+        after = game.copy()
+        after.play(mv)
+        if after.is_over():
+            ends.append(mv)
+    return game.to_move(), game.legal_moves(), ends
+
+
+@contextlib.asynccontextmanager
+async def owner_behind_proxy(
+    redis_url: str, prefix: str
+) -> AsyncIterator[tuple[RedisProxy, Node, Node]]:
+    """Two nodes: i1 talks to Redis through a proxy (so a test can stop it right after a
+    given write), i2 directly."""
+    port = int(redis_url.rsplit(":", 1)[1].split("/")[0])
+    async with RedisProxy(port) as proxy:
+        nodes = await asyncio.gather(
+            start_node(serve_argv(proxy.url, prefix, "i1"), name="i1"),
+            start_node(serve_argv(redis_url, prefix, "i2"), name="i2"),
+        )
+        try:
+            yield proxy, nodes[0], nodes[1]
+        finally:
+            await asyncio.gather(*(stop_node(n) for n in nodes))
+
+
+def move_marker(ply: int, seat: int, move: str) -> bytes:
+    """The bytes of a ``move_made`` event as the node sends it to Redis to log it."""
+    return f'"ply":{ply},"seat":{seat},"move":"{move}"'.encode()
+
+
+async def test_a_request_retried_after_its_owner_died_is_not_run_twice(
+    redis_url: str, redis_prefix: str, shared: RedisPresence
+) -> None:
+    """bob (on i2) moves; i2 forwards the move to the owner i1, which logs it and dies
+    before it can answer (killed right after the append reached Redis). i2 retries the
+    request on the room's new owner, itself: the move is in the log under the request's
+    id, so bob is told it was played (not ``not_your_turn``) and it is not played again."""
+    async with owner_behind_proxy(redis_url, redis_prefix) as (proxy, i1, i2):
+        ann, bob = await client(i1.url, "ann"), await client(i2.url, "bob")
+        seats = {0: ann, 1: bob}
+        try:
+            room = await start_game(ann, bob)
+            acked: list[str] = []
+            assert not await play(seats, room, acked, 1)
+            to_move, legal = last_turn(bob, room)
+            assert to_move == 1
+            proxy.arm(move_marker(len(acked) + 1, 1, legal[0]))
+            sent = asyncio.ensure_future(bob.move(room, legal[0]))
+            await proxy.tripped.wait()
+            i1.kill9()  # the move is logged; i1 answers nothing more
+            await sent  # played, as far as bob is told
+            acked.append(legal[0])
+            await heard(bob, room, len(acked))
+            assert moves_in_log(await shared.read_events(room)) == acked  # once
+            assert await shared.room_owner(room) == "i2"
+            assert i2.events("request_retried") and i2.events("request_repeated")
+
+            ann.url = i2.url  # the game goes on
+            await retry(ann.reconnect)
+            await heard(ann, room, len(acked))
+            assert await play(seats, room, acked, 200)
+            assert moves_in_log(await shared.read_events(room)) == acked
+            for c in (ann, bob):
+                assert [e.move for e in c.events(room) if e.type == "move_made"] == acked
+        except BaseException:
+            dump([i1, i2])
             raise
         finally:
             for c in (ann, bob):
