@@ -966,6 +966,7 @@ class Arena:
     # -- leases -----------------------------------------------------------------------
     async def _renew_leases(self) -> None:
         """This node owns its rooms through leases; renew them well before they lapse."""
+        down = False  # the store is out: said once per outage, not per room and round
         while True:
             await asyncio.sleep(self.config.lease_ttl / 3)
             for room_id in list(self.rooms):
@@ -977,8 +978,17 @@ class Arena:
                         room = self.rooms.get(room_id)
                         if room is not None and self.cluster is not None:
                             self.cluster.retire(room)
+                except PresenceError as exc:
+                    if not down:
+                        log.warning("lease_renew_failed", room=room_id, error=str(exc))
+                    down = True
+                    break  # the next round tries again
                 except Exception:
                     log.exception("lease_renew_failed", room=room_id)
+                else:
+                    if down:
+                        log.info("lease_renew_recovered")
+                    down = False
 
     # -- HTTP on the same port ----------------------------------------------------------------
     def process_request(self, conn: ServerConnection, request: Request) -> Response | None:

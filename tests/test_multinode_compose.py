@@ -37,6 +37,8 @@ def test_compose_file_has_redis_two_nodes_and_a_bot() -> None:
     redis = services["redis"]
     assert "--appendonly" in redis["command"]
     assert redis["command"][redis["command"].index("--appendonly") + 1] == "yes"
+    # no acknowledged move may be lost, even when the host crashes
+    assert redis["command"][redis["command"].index("--appendfsync") + 1] == "always"
     assert any(v.endswith(":/data") for v in redis["volumes"])
     nodes = [s for s in services.values() if s.get("command", [])[:2] == ["arena", "serve"]]
     assert len(nodes) == 2
