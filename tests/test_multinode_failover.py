@@ -492,3 +492,54 @@ async def test_a_request_retried_after_its_owner_died_is_not_run_twice(
         finally:
             for c in (ann, bob):
                 await c.close()
+
+
+async def test_a_game_whose_owner_died_between_its_last_move_and_game_over_is_finished(
+    redis_url: str, redis_prefix: str, shared: RedisPresence
+) -> None:
+    """The owner i1 is stopped right after the game's final move reached the log (before
+    it could log ``game_over``) and killed. The new owner finds the game over by the
+    log but not finished, and finishes it: ``game_over`` with the result, and a record."""
+    async with owner_behind_proxy(redis_url, redis_prefix) as (proxy, i1, i2):
+        ann, bob = await client(i1.url, "ann"), await client(i2.url, "bob")
+        seats = {0: ann, 1: bob}
+        try:
+            room = await start_game(ann, bob)
+            acked: list[str] = []
+            to_move, legal, ends = turn(bob, room)
+            while not ends:  # play on until a move would end the game
+                assert to_move is not None
+                await retry(lambda c=seats[to_move], mv=legal[0]: c.move(room, mv))
+                acked.append(legal[0])
+                for c in (ann, bob):
+                    await heard(c, room, len(acked))
+                to_move, legal, ends = turn(bob, room)
+            assert to_move is not None
+            final = ends[0]
+            proxy.arm(move_marker(len(acked) + 1, to_move, final))
+            sent = asyncio.ensure_future(seats[to_move].move(room, final))
+            await proxy.tripped.wait()
+            i1.kill9()  # the final move is logged, game_over is not
+            await i1.proc.wait()
+            acked.append(final)
+            events = await shared.read_events(room)
+            assert events[-1]["type"] == "move_made" and events[-1]["move"] == final
+
+            over = await bob.next(type="game_over", room=room, timeout=15)
+            assert over.result.winner == to_move  # the other seat has no move left
+            assert over.record is not None
+            record = await bob.get_record(over.record)
+            assert record.data.moves == acked
+            assert record.data.result.winner == to_move
+            events = await shared.read_events(room)
+            assert [e["type"] for e in events].count("game_over") == 1
+            assert moves_in_log(events) == acked
+            assert i2.events("room_taken_over")
+            with contextlib.suppress(ArenaError):  # ann's request died with i1
+                await sent
+        except BaseException:
+            dump([i1, i2])
+            raise
+        finally:
+            for c in (ann, bob):
+                await c.close()
