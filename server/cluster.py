@@ -40,10 +40,17 @@ sweep) is not charged to anyone. Fischer move times are recovered exactly from
 the logged clocks; with a fixed time per move the interrupted move gets a fresh
 allowance.
 
+**Fencing.** Only the node holding a room's lease can append to its log (the
+append checks the lease in the same atomic step), so a node that was paused or
+cut off past its lease cannot acknowledge anything: its append fails and its
+copy is retired. A refusal from a room (``not_your_turn``...) first checks that
+the log has not moved past the copy, so no stale copy answers for the room.
+
 **Redis outages.** Every presence failure is answered ``unavailable``. A room
-whose append failed (or whose lease renewal was refused) is *retired* on its
-node: its in-memory state can no longer be trusted, so the next request for it
-restores it from the log, exactly as a takeover does.
+whose append failed (or whose lease renewal was refused, or that another node
+took over) is *retired* on its node: its in-memory state can no longer be
+trusted, so the next request for it restores it from the log, exactly as a
+takeover does.
 """
 
 from __future__ import annotations
