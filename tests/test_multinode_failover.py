@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
 from arena_process import Node, start_node, stop_node
@@ -34,6 +36,7 @@ from test_multinode import (
     start_game,
     wait_owner,
 )
+from websockets.asyncio.client import connect
 
 from clients.client import ArenaError, Client
 from engine.base import game_class
@@ -447,6 +450,20 @@ async def owner_behind_proxy(
             await asyncio.gather(*(stop_node(n) for n in nodes))
 
 
+async def raw_catch_up(url: str, room: str) -> list[dict[str, Any]]:
+    """The room's events as a JSON client watching from seq 0 receives them, unparsed."""
+    events: list[dict[str, Any]] = []
+    async with connect(url) as ws:
+        await ws.send(json.dumps({"type": "hello", "id": 1, "versions": [1], "software": "t"}))
+        await ws.send(json.dumps({"type": "watch", "id": 2, "room": room, "since_seq": 0}))
+        while True:
+            msg = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            if msg["type"] == "catch_up" and msg.get("re") == 2:
+                events += msg["events"]
+                if not msg["more"]:
+                    return events
+
+
 def move_marker(ply: int, seat: int, move: str) -> bytes:
     """The bytes of a ``move_made`` event as the node sends it to Redis to log it."""
     return f'"ply":{ply},"seat":{seat},"move":"{move}"'.encode()
@@ -486,6 +503,10 @@ async def test_a_request_retried_after_its_owner_died_is_not_run_twice(
             assert moves_in_log(await shared.read_events(room)) == acked
             for c in (ann, bob):
                 assert [e.move for e in c.events(room) if e.type == "move_made"] == acked
+            # the log keeps the request ids of forwarded requests; clients never see them
+            assert any("request" in e for e in await shared.read_events(room))
+            for e in await raw_catch_up(i2.url, room):
+                assert "request" not in e, e
         except BaseException:
             dump([i1, i2])
             raise
