@@ -965,30 +965,41 @@ class Arena:
 
     # -- leases -----------------------------------------------------------------------
     async def _renew_leases(self) -> None:
-        """This node owns its rooms through leases; renew them well before they lapse."""
-        down = False  # the store is out: said once per outage, not per room and round
+        """This node owns its rooms through leases; renew them well before they lapse.
+
+        Every room in one call: renewed one by one, each renewal waiting for a turn
+        of a saturated loop, hundreds of rooms took longer than a lease lasts."""
+        down = False  # the store is out: said once per outage, not per round
         while True:
             await asyncio.sleep(self.config.lease_ttl / 3)
-            for room_id in list(self.rooms):
-                try:
-                    if not await self.presence.renew_room(
-                        room_id, self.node, self.config.lease_ttl
-                    ):
-                        log.warning("lease_lost", room=room_id)
-                        room = self.rooms.get(room_id)
-                        if room is not None and self.cluster is not None:
-                            self.cluster.retire(room)
-                except PresenceError as exc:
-                    if not down:
-                        log.warning("lease_renew_failed", room=room_id, error=str(exc))
-                    down = True
-                    break  # the next round tries again
-                except Exception:
-                    log.exception("lease_renew_failed", room=room_id)
-                else:
-                    if down:
-                        log.info("lease_renew_recovered")
-                    down = False
+            try:
+                await self.renew_leases()
+            except PresenceError as exc:
+                if not down:
+                    log.warning("lease_renew_failed", rooms=len(self.rooms), error=str(exc))
+                down = True
+            except Exception:  # the next round tries again
+                log.exception("lease_renew_failed")
+            else:
+                if down:
+                    log.info("lease_renew_recovered")
+                down = False
+
+    async def renew_leases(self) -> None:
+        """Renew every room's lease; retire those whose lease went (PresenceError: none)."""
+        rooms = dict(self.rooms)
+        t0 = time.monotonic()
+        lost = await self.presence.renew_rooms(list(rooms), self.node, self.config.lease_ttl)
+        took = time.monotonic() - t0
+        if took > self.config.lease_ttl / 6:
+            log.warning("lease_renew_slow", rooms=len(rooms), seconds=round(took, 3))
+        for room_id in lost:
+            room = rooms[room_id]
+            if room.closed or self.rooms.get(room_id) is not room:
+                continue  # closed meanwhile: it released its lease itself
+            log.warning("lease_lost", room=room_id)
+            if self.cluster is not None:
+                self.cluster.retire(room)
 
     # -- HTTP on the same port ----------------------------------------------------------------
     def process_request(self, conn: ServerConnection, request: Request) -> Response | None:

@@ -185,6 +185,23 @@ async def test_room_leases(presence: Presence) -> None:
     assert await presence.acquire_room("r1", "node-a", ttl=5)
 
 
+async def test_renew_rooms_reports_the_leases_not_held(presence: Presence) -> None:
+    assert await presence.renew_rooms([], "node-a", ttl=5) == []
+    for room in ("r1", "r2", "r3"):
+        assert await presence.acquire_room(room, "node-a", ttl=0.3)
+    assert await presence.acquire_room("r4", "node-b", ttl=5)
+    assert await presence.release_room("r2", "node-a")
+    lost = await presence.renew_rooms(["r1", "r2", "r3", "r4", "r5"], "node-a", ttl=5)
+    assert lost == ["r2", "r4", "r5"]
+    await asyncio.sleep(0.5)  # past the first TTL: the renewal extended r1 and r3
+    assert [await presence.room_owner(r) for r in ("r1", "r2", "r3", "r4")] == [
+        "node-a",
+        None,
+        "node-a",
+        "node-b",
+    ]
+
+
 # -- event log ------------------------------------------------------------------------
 
 

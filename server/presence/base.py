@@ -174,6 +174,14 @@ class Presence(ABC):
     @abstractmethod
     async def room_owner(self, room_id: str) -> str | None: ...
 
+    async def renew_rooms(self, room_ids: list[str], node_id: str, ttl: float) -> list[str]:
+        """Extend our leases of several rooms; returns those we no longer hold.
+
+        A node renews every room it owns at once: one round trip where the store
+        allows it, so that a busy node's renewals cannot fall behind its leases.
+        """
+        return [r for r in room_ids if not await self.renew_room(r, node_id, ttl)]
+
     # -- room event log and fan-out -------------------------------------------------
     @abstractmethod
     async def append_event(
