@@ -131,3 +131,56 @@ async def test_append_only_redis_keeps_logs_across_a_restart() -> None:
     finally:
         await p.close()
         server.close()
+
+
+async def test_single_commands_use_the_urls_db_and_carry_large_and_unicode_values(
+    redis_url: str, redis_prefix: str
+) -> None:
+    import redis as redis_sync
+    from redis_server import delete_prefix
+
+    url = redis_url.rsplit("/", 1)[0] + "/3"
+    p = RedisPresence(url, prefix=redis_prefix)
+    await p.start()
+    try:
+        text = "é ü 漢字 🂡 " * 3
+        assert await p.append_event("r", {"type": "chat", "text": text}) == 1
+        assert (await p.read_events("r"))[0]["text"] == text
+        await p.put_room("r", {"game": "collapsi", "name": text})
+        assert (await p.get_room("r"))["name"] == text
+        big = "x" * 4000
+        await asyncio.gather(
+            *(p.lobby_upsert(f"r{i:03}", {"i": i, "pad": big}) for i in range(200))
+        )
+        listed = await p.lobby_list()  # ~800 kB: a reply split over many reads
+        assert [e["i"] for e in listed] == list(range(200))
+        assert all(e["pad"] == big for e in listed)
+    finally:
+        await p.close()
+    db3 = redis_sync.Redis.from_url(url)
+    db0 = redis_sync.Redis.from_url(redis_url)
+    try:
+        assert db3.exists(f"{redis_prefix}log:r") and not db0.exists(f"{redis_prefix}log:r")
+    finally:
+        db3.close()
+        db0.close()
+        delete_prefix(url, redis_prefix)
+
+
+async def test_a_redis_that_stops_answering_is_a_typed_error_not_a_hang() -> None:
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(1 << 16)  # takes the command, never answers
+        await asyncio.sleep(30)
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    p = RedisPresence(f"redis://127.0.0.1:{port}/0", prefix="t:", socket_timeout=0.5)
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(PresenceError) as err:
+            await p.get_room("r")  # not started: the single-command connection alone
+        assert err.value.code == "unavailable"
+        assert 0.4 < time.monotonic() - t0 < 2.5
+    finally:
+        await p.close()
+        server.close()

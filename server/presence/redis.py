@@ -39,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import hashlib
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -60,6 +61,7 @@ from server.presence.base import (
     secret_hash,
 )
 from server.presence.memory import SUBSCRIBER_BACKLOG, closest_pair
+from server.presence.resp import ReplyError, RespClient, RespConnectionError
 
 T = TypeVar("T")
 
@@ -87,6 +89,14 @@ def _guard(fn: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
             raise PresenceError(f"redis: {type(exc).__name__}: {exc}") from exc
 
     return wrapper
+
+
+class _Lua:
+    """A script run by ``EVALSHA`` on the lean connection (``EVAL`` when Redis lacks it)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.sha = hashlib.sha1(text.encode()).hexdigest()
 
 
 # KEYS: log, channel, lease; ARGV: event JSON without seq, expected seq or "", owner or ""
@@ -144,6 +154,19 @@ return lost
 _RELEASE = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
+return 1
+"""
+
+# KEYS: room, lease, log; ARGV: invite key prefix
+_DELETE_ROOM = """
+local raw = redis.call('GET', KEYS[1])
+if raw then
+  local ok, meta = pcall(cjson.decode, raw)
+  if ok and type(meta) == 'table' and type(meta.invite) == 'string' and meta.invite ~= '' then
+    redis.call('DEL', ARGV[1] .. meta.invite)
+  end
+end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 return 1
 """
 
@@ -282,18 +305,19 @@ class RedisPresence(Presence):
             url, retry=Retry(NoBackoff(), 0), **common
         )
         self._subs: set[RedisSubscription] = set()
-        self._pending_ops: list[tuple[Any, Any]] = []
-        self._drainer: asyncio.Future[None] | None = None
-        r = self.redis
-        self._append = r.register_script(_APPEND)
-        self._acquire = r.register_script(_ACQUIRE)
-        self._renew = r.register_script(_RENEW)
-        self._renew_many = r.register_script(_RENEW_MANY)
-        self._release = r.register_script(_RELEASE)
-        self._update_session = r.register_script(_UPDATE_SESSION)
-        self._touch_session = r.register_script(_TOUCH_SESSION)
-        self._lobby_remove = r.register_script(_LOBBY_REMOVE)
-        self._lobby_upsert = r.register_script(_LOBBY_UPSERT)
+        # single commands (most of a room's traffic) go through one lean pipelined
+        # connection: see server.presence.resp for why
+        self._resp = RespClient(url, timeout=socket_timeout, connect_timeout=connect_timeout)
+        self._renew_many = self.redis.register_script(_RENEW_MANY)
+        self._append = _Lua(_APPEND)
+        self._acquire = _Lua(_ACQUIRE)
+        self._renew = _Lua(_RENEW)
+        self._release = _Lua(_RELEASE)
+        self._delete_room = _Lua(_DELETE_ROOM)
+        self._update_session = _Lua(_UPDATE_SESSION)
+        self._touch_session = _Lua(_TOUCH_SESSION)
+        self._lobby_remove = _Lua(_LOBBY_REMOVE)
+        self._lobby_upsert = _Lua(_LOBBY_UPSERT)
 
     def k(self, *parts: str) -> str:
         return self.prefix + ":".join(parts)
@@ -307,8 +331,9 @@ class RedisPresence(Presence):
         while True:
             try:
                 await self.redis.ping()
+                await self._resp.execute("PING")
                 return
-            except (RedisError, OSError, TimeoutError) as exc:
+            except (RedisError, ReplyError, OSError, TimeoutError) as exc:
                 if loop.time() >= deadline:
                     raise PresenceError(f"redis: cannot connect to {self.url}: {exc}") from exc
                 await asyncio.sleep(0.2)
@@ -317,6 +342,7 @@ class RedisPresence(Presence):
         for sub in list(self._subs):
             await sub.close()
         self._subs.clear()
+        await self._resp.close()
         with contextlib.suppress(Exception):
             await self.redis.aclose()
         with contextlib.suppress(Exception):
@@ -347,17 +373,16 @@ class RedisPresence(Presence):
             await p.execute()
 
     async def get_session(self, session_id: str) -> JSON | None:
-        key = self.k("sess", session_id)
-        raw = await self._one(lambda c: c.hget(key, "d"))
+        raw = await self._x("HGET", self.k("sess", session_id), "d")
         return None if raw is None else json.loads(raw)
 
     async def update_session(self, session_id: str, data: JSON) -> bool:
-        keys, args = [self.k("sess", session_id)], [_dumps(data)]
-        return bool(await self._one(lambda c: self._update_session(keys, args, client=c)))
+        keys = [self.k("sess", session_id)]
+        return bool(await self._lua(self._update_session, keys, _dumps(data)))
 
     async def touch_session(self, session_id: str, ttl: float) -> bool:
-        keys, args = [self.k("sess", session_id)], [_ms(ttl), self.k("tok", "")]
-        return bool(await self._one(lambda c: self._touch_session(keys, args, client=c)))
+        keys = [self.k("sess", session_id)]
+        return bool(await self._lua(self._touch_session, keys, _ms(ttl), self.k("tok", "")))
 
     @_guard
     async def resume_session(self, token: str) -> tuple[str, JSON] | None:
@@ -389,24 +414,23 @@ class RedisPresence(Presence):
         return held == h
 
     async def name_claimed(self, name: str) -> bool:
-        key, field = self.k("names"), name_key(name)
-        return bool(await self._one(lambda c: c.hexists(key, field)))
+        return bool(await self._x("HEXISTS", self.k("names"), name_key(name)))
 
     # -- lobby ------------------------------------------------------------------
     async def lobby_upsert(self, room_id: str, summary: JSON) -> None:
         text = _dumps(summary)
         keys = [self.k("lobby"), self.k("ch", "lobby")]
-        args = [room_id, text, '{"op":"upsert","room":' + text + "}"]
-        await self._one(lambda c: self._lobby_upsert(keys, args, client=c))
+        event = '{"op":"upsert","room":' + text + "}"
+        await self._lua(self._lobby_upsert, keys, room_id, text, event)
 
     async def lobby_remove(self, room_id: str) -> None:
         keys = [self.k("lobby"), self.k("ch", "lobby")]
-        args = [room_id, _dumps({"op": "remove", "room_id": room_id})]
-        await self._one(lambda c: self._lobby_remove(keys, args, client=c))
+        event = _dumps({"op": "remove", "room_id": room_id})
+        await self._lua(self._lobby_remove, keys, room_id, event)
 
     async def lobby_list(self) -> list[JSON]:
-        key = self.k("lobby")
-        entries = await self._one(lambda c: c.hgetall(key))
+        flat = await self._x("HGETALL", self.k("lobby"))
+        entries = dict(zip(flat[::2], flat[1::2], strict=True))
         return [json.loads(entries[k]) for k in sorted(entries)]
 
     async def subscribe_lobby(self) -> Subscription:
@@ -417,8 +441,7 @@ class RedisPresence(Presence):
     async def put_room(self, room_id: str, meta: JSON) -> None:
         invite = meta.get("invite")
         if not (isinstance(invite, str) and invite):
-            key, text = self.k("room", room_id), _dumps(meta)
-            await self._one(lambda c: c.set(key, text))
+            await self._x("SET", self.k("room", room_id), _dumps(meta))
             return
         async with self.redis.pipeline(transaction=True) as p:
             p.set(self.k("room", room_id), _dumps(meta))
@@ -431,25 +454,18 @@ class RedisPresence(Presence):
         return await self.redis.get(self.k("invite", code))
 
     async def get_room(self, room_id: str) -> JSON | None:
-        key = self.k("room", room_id)
-        raw = await self._one(lambda c: c.get(key))
+        raw = await self._x("GET", self.k("room", room_id))
         return None if raw is None else json.loads(raw)
 
     async def delete_room(self, room_id: str) -> None:
         keys = [self.k("room", room_id), self.k("lease", room_id), self.k("log", room_id)]
-        raw = await self._one(lambda c: c.get(keys[0]))
-        invite = None if raw is None else json.loads(raw).get("invite")
-        if isinstance(invite, str) and invite:
-            keys.append(self.k("invite", invite))
-        await self._one(lambda c: c.delete(*keys))
+        await self._lua(self._delete_room, keys, self.k("invite", ""))
 
     async def acquire_room(self, room_id: str, node_id: str, ttl: float) -> bool:
-        keys, args = [self.k("lease", room_id)], [node_id, _ms(ttl)]
-        return bool(await self._one(lambda c: self._acquire(keys, args, client=c)))
+        return bool(await self._lua(self._acquire, [self.k("lease", room_id)], node_id, _ms(ttl)))
 
     async def renew_room(self, room_id: str, node_id: str, ttl: float) -> bool:
-        keys, args = [self.k("lease", room_id)], [node_id, _ms(ttl)]
-        return bool(await self._one(lambda c: self._renew(keys, args, client=c)))
+        return bool(await self._lua(self._renew, [self.k("lease", room_id)], node_id, _ms(ttl)))
 
     @_guard
     async def renew_rooms(self, room_ids: list[str], node_id: str, ttl: float) -> list[str]:
@@ -463,12 +479,10 @@ class RedisPresence(Presence):
         return [c[i - 1] for c, indexes in zip(chunks, results, strict=True) for i in indexes]
 
     async def release_room(self, room_id: str, node_id: str) -> bool:
-        keys, args = [self.k("lease", room_id)], [node_id]
-        return bool(await self._one(lambda c: self._release(keys, args, client=c)))
+        return bool(await self._lua(self._release, [self.k("lease", room_id)], node_id))
 
     async def room_owner(self, room_id: str) -> str | None:
-        key = self.k("lease", room_id)
-        return await self._one(lambda c: c.get(key))
+        return await self._x("GET", self.k("lease", room_id))
 
     @_guard
     async def room_owners(self, room_ids: list[str]) -> dict[str, str | None]:
@@ -485,61 +499,30 @@ class RedisPresence(Presence):
         if "seq" in event:
             event = {k: v for k, v in event.items() if k != "seq"}
         keys = [self.k("log", room_id), self.k("ch", "room", room_id), self.k("lease", room_id)]
-        args = [_dumps(event), "" if expected_seq is None else str(expected_seq), owner or ""]
-        seq = int(await self._one(lambda c: self._append(keys=keys, args=args, client=c)))
+        expected = "" if expected_seq is None else expected_seq
+        seq = int(await self._lua(self._append, keys, _dumps(event), expected, owner or ""))
         if seq == 0:
             raise LeaseLost(f"room {room_id}: {owner} does not hold its lease")
         if seq < 0:
             raise SeqConflict(f"room {room_id}: next seq is {-seq}, not {expected_seq}")
         return seq
 
-    async def _one(self, command: Callable[[Any], Awaitable[Any]]) -> Any:
-        """Run one Redis command, batched with those of every other task.
-
-        ``command(client)`` issues exactly one command on ``client``. Commands made
-        in one loop iteration, and those made while a batch is in flight, go in one
-        pipeline (one round trip, less client CPU each); every task sends its own
-        commands one at a time, so their order is kept.
-        """
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._pending_ops.append((command, fut))
-        if self._drainer is None or self._drainer.done():
-            self._drainer = asyncio.ensure_future(self._drain_ops())
-        return await fut
-
-    async def _drain_ops(self) -> None:
-        await asyncio.sleep(0)  # let this loop iteration's commands join the batch
-        while self._pending_ops:
-            batch, self._pending_ops = self._pending_ops, []
-            await self._send_ops(batch)
-
-    async def _send_ops(self, batch: list[tuple[Any, Any]]) -> None:
+    async def _x(self, *args: Any) -> Any:
+        """One command on the lean connection (pipelined with every other task's)."""
         try:
-            if len(batch) == 1:
-                results = [await batch[0][0](self.redis)]
-            else:
-                async with self.redis.pipeline(transaction=False) as p:
-                    for command, _ in batch:
-                        await command(p)
-                    results = await p.execute(raise_on_error=False)
-        except (RedisError, OSError, TimeoutError) as exc:
-            err = PresenceError(f"redis: {type(exc).__name__}: {exc}")
-            for _, fut in batch:
-                if not fut.done():
-                    fut.set_exception(err)
-            return
-        except BaseException as exc:
-            for _, fut in batch:
-                if not fut.done():
-                    fut.set_exception(PresenceError(f"redis: {exc!r}"))
-            raise
-        for (_, fut), result in zip(batch, results, strict=True):
-            if fut.done():
-                continue
-            if isinstance(result, Exception):
-                fut.set_exception(PresenceError(f"redis: {result}"))
-            else:
-                fut.set_result(result)
+            return await self._resp.execute(*args)
+        except (RespConnectionError, ReplyError) as exc:
+            raise PresenceError(f"redis: {type(exc).__name__}: {exc}") from exc
+
+    async def _lua(self, script: _Lua, keys: list[str], *args: Any) -> Any:
+        try:
+            return await self._resp.execute("EVALSHA", script.sha, len(keys), *keys, *args)
+        except ReplyError as exc:
+            if not str(exc).startswith("NOSCRIPT"):
+                raise PresenceError(f"redis: {exc}") from exc
+        except RespConnectionError as exc:
+            raise PresenceError(f"redis: {type(exc).__name__}: {exc}") from exc
+        return await self._x("EVAL", script.text, len(keys), *keys, *args)  # (caches it)
 
     @_guard
     async def read_events(
@@ -551,8 +534,7 @@ class RedisPresence(Presence):
         return [json.loads(fields["e"]) for _, fields in entries]
 
     async def last_seq(self, room_id: str) -> int:
-        key = self.k("log", room_id)
-        last = await self._one(lambda c: c.xrevrange(key, count=1))
+        last = await self._x("XREVRANGE", self.k("log", room_id), "+", "-", "COUNT", 1)
         return int(last[0][0].split("-", 1)[0]) if last else 0
 
     async def subscribe_room(self, room_id: str) -> Subscription:
@@ -572,8 +554,7 @@ class RedisPresence(Presence):
         return await self._subscribe(self.k("ch", "node", node_id))
 
     async def node_heartbeat(self, node_id: str, ttl: float) -> None:
-        key, px = self.k("node", node_id), _ms(ttl)
-        await self._one(lambda c: c.set(key, "1", px=px))
+        await self._x("SET", self.k("node", node_id), "1", "PX", _ms(ttl))
 
     @_guard
     async def nodes_alive(self, node_ids: list[str]) -> dict[str, bool]:
@@ -644,8 +625,7 @@ class RedisPresence(Presence):
 
     # -- ratings --------------------------------------------------------------------
     async def get_rating(self, game: str, player: str) -> JSON | None:
-        key = self.k("rating", game)
-        raw = await self._one(lambda c: c.hget(key, player))
+        raw = await self._x("HGET", self.k("rating", game), player)
         return None if raw is None else json.loads(raw)
 
     @_guard
@@ -681,8 +661,7 @@ class RedisPresence(Presence):
             await p.execute()
 
     async def get_record(self, game_id: str) -> JSON | None:
-        key = self.k("rec", game_id)
-        raw = await self._one(lambda c: c.get(key))
+        raw = await self._x("GET", self.k("rec", game_id))
         return None if raw is None else json.loads(raw)
 
     @_guard

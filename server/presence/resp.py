@@ -1,0 +1,261 @@
+"""A lean pipelined Redis connection for the presence's hot path (rooms' writes).
+
+redis-py spends ~25 us of CPU on each command even when pipelined (a pipeline
+object per batch, packing and a coroutine per reply in Python, and a ``SCRIPT
+EXISTS`` round trip before every pipeline that runs a script), and a room sends
+several commands per move. Here one asyncio protocol holds one connection:
+commands are encoded as they come and written once per loop iteration, replies
+are parsed as they arrive and resolve the commands' futures in order (Redis
+answers in order). RESP2, bulk strings decoded as UTF-8.
+
+A command whose connection breaks before its reply is sent once more on a fresh
+connection (as redis-py's retry did: after a Redis restart the old connection
+fails once); no reply within ``timeout`` closes the connection and is not
+retried (the command may have run). Either failure surfaces as
+:class:`RespConnectionError`, an error reply as :class:`ReplyError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+
+class RespConnectionError(ConnectionError):
+    """Redis could not be reached, the connection broke, or it stopped answering."""
+
+
+class RespTimeout(RespConnectionError):
+    """No reply in time: the command may have run, so it is not sent again."""
+
+
+class ReplyError(Exception):
+    """Redis answered the command with an error (``-ERR ...``, ``-NOSCRIPT ...``)."""
+
+
+class _Incomplete(Exception):
+    """The buffer ends inside a reply: wait for more bytes."""
+
+
+def encode(args: tuple[Any, ...]) -> bytes:
+    """One command in RESP: an array of bulk strings."""
+    out = [b"*%d\r\n" % len(args)]
+    for a in args:
+        b = a if isinstance(a, bytes) else str(a).encode()
+        out.append(b"$%d\r\n%b\r\n" % (len(b), b))
+    return b"".join(out)
+
+
+def parse(buf: bytearray, pos: int) -> tuple[Any, int]:
+    """The reply starting at ``pos`` and the position after it; :class:`_Incomplete`."""
+    end = buf.find(b"\r\n", pos)
+    if end < 0:
+        raise _Incomplete
+    kind = buf[pos]
+    if kind == 36:  # $ bulk string
+        n = int(buf[pos + 1 : end])
+        if n < 0:
+            return None, end + 2
+        stop = end + 2 + n
+        if len(buf) < stop + 2:
+            raise _Incomplete
+        return buf[end + 2 : stop].decode(), stop + 2
+    if kind == 58:  # : integer
+        return int(buf[pos + 1 : end]), end + 2
+    if kind == 42:  # * array
+        n = int(buf[pos + 1 : end])
+        if n < 0:
+            return None, end + 2
+        items = []
+        p = end + 2
+        for _ in range(n):
+            item, p = parse(buf, p)
+            items.append(item)
+        return items, p
+    if kind == 43:  # + simple string
+        return buf[pos + 1 : end].decode(), end + 2
+    if kind == 45:  # - error
+        return ReplyError(buf[pos + 1 : end].decode()), end + 2
+    raise RespConnectionError(f"redis: unexpected reply type {chr(kind)!r}")
+
+
+class _Protocol(asyncio.Protocol):
+    def __init__(self, timeout: float) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.timeout = timeout
+        self.transport: asyncio.Transport | None = None
+        self.waiters: deque[asyncio.Future[Any]] = deque()
+        self.out: list[bytes] = []
+        self.buf = bytearray()
+        self.lost: Exception | None = None
+        self.replies = 0
+        self._seen = 0
+        self._stalls = 0
+        self._timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def send(self, data: bytes) -> asyncio.Future[Any]:
+        """Queue one encoded command; it is written with the others at the next turn."""
+        fut = self.loop.create_future()
+        if self.lost is not None:
+            fut.set_exception(RespConnectionError(str(self.lost)))
+            return fut
+        if not self.out:
+            self.loop.call_soon(self._flush)
+        self.out.append(data)
+        self.waiters.append(fut)
+        if self._timer is None:
+            self._seen, self._stalls = self.replies, 0
+            self._timer = self.loop.call_later(self.timeout / 2, self._watch)
+        return fut
+
+    def _flush(self) -> None:
+        if self.out and self.transport is not None and self.lost is None:
+            self.transport.write(b"".join(self.out))
+        self.out.clear()
+
+    def _watch(self) -> None:
+        """Every half timeout while replies are due; none for three in a row closes it
+        (so a stall is noticed after 1 to 1.5 timeouts)."""
+        self._timer = None
+        if not self.waiters or self.lost is not None:
+            return
+        self._stalls = self._stalls + 1 if self.replies == self._seen else 0
+        if self._stalls >= 3:
+            self._fail(TimeoutError(f"no reply from redis in {self.timeout} s"))
+            if self.transport is not None:
+                self.transport.abort()
+            return
+        self._seen = self.replies
+        self._timer = self.loop.call_later(self.timeout / 2, self._watch)
+
+    def data_received(self, data: bytes) -> None:
+        buf = self.buf
+        buf += data
+        pos = 0
+        waiters = self.waiters
+        try:
+            while waiters:
+                value, pos = parse(buf, pos)
+                self.replies += 1
+                fut = waiters.popleft()
+                if not fut.done():
+                    fut.set_result(value)
+        except _Incomplete:
+            pass
+        except (RespConnectionError, ValueError) as exc:  # not Redis speaking: give up on it
+            self._fail(exc)
+            if self.transport is not None:
+                self.transport.abort()
+            return
+        if pos:
+            del buf[:pos]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._fail(exc or ConnectionResetError("redis closed the connection"))
+
+    def _fail(self, exc: Exception) -> None:
+        if self.lost is None:
+            self.lost = exc
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        cls = RespTimeout if isinstance(exc, TimeoutError) else RespConnectionError
+        err = cls(f"{type(exc).__name__}: {exc}")
+        while self.waiters:
+            fut = self.waiters.popleft()
+            if not fut.done():
+                fut.set_exception(err)
+        self.out.clear()
+
+
+class RespClient:
+    """One lazily (re)opened connection to the Redis of ``url`` (redis://, rediss://, unix://)."""
+
+    def __init__(self, url: str, timeout: float = 2.0, connect_timeout: float = 1.0) -> None:
+        u = urlparse(url)
+        if u.scheme not in ("redis", "rediss", "unix"):
+            raise ValueError(f"not a Redis URL: {url!r}")
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self._unix = unquote(u.path) if u.scheme == "unix" else None
+        self._host = u.hostname or "localhost"
+        self._port = u.port or 6379
+        self._ssl = u.scheme == "rediss"
+        self._user = unquote(u.username) if u.username else None
+        self._password = unquote(u.password) if u.password else None
+        db = u.path.strip("/") if u.scheme != "unix" else ""
+        for part in u.query.split("&"):
+            key, _, value = part.partition("=")
+            if key == "db":
+                db = value
+        self._db = int(db) if db else 0
+        self._proto: _Protocol | None = None
+        self._opening: asyncio.Future[_Protocol] | None = None
+
+    async def execute(self, *args: Any) -> Any:
+        """Run one command; its reply (an error reply raises :class:`ReplyError`)."""
+        data = encode(args)
+        for attempt in (0, 1):
+            proto = self._proto
+            if proto is None or proto.lost is not None:
+                proto = await self._connection()
+            try:
+                value = await proto.send(data)
+            except RespTimeout:
+                raise
+            except RespConnectionError:
+                if attempt:
+                    raise
+                continue
+            if type(value) is ReplyError:
+                raise value
+            return value
+        raise AssertionError("unreachable")
+
+    async def _connection(self) -> _Protocol:
+        if self._opening is None or self._opening.done():
+            self._opening = asyncio.ensure_future(self._open())
+        try:
+            return await asyncio.shield(self._opening)
+        except (OSError, TimeoutError) as exc:
+            raise RespConnectionError(f"cannot connect to redis: {exc}") from exc
+
+    async def _open(self) -> _Protocol:
+        loop = asyncio.get_running_loop()
+        async with asyncio.timeout(self.connect_timeout):
+            if self._unix is not None:
+                _, proto = await loop.create_unix_connection(
+                    lambda: _Protocol(self.timeout), self._unix
+                )
+            else:
+                _, proto = await loop.create_connection(
+                    lambda: _Protocol(self.timeout), self._host, self._port, ssl=self._ssl or None
+                )
+            setup = []
+            if self._password is not None:
+                auth = ("AUTH", self._user, self._password) if self._user else None
+                setup.append(proto.send(encode(auth or ("AUTH", self._password))))
+            if self._db:
+                setup.append(proto.send(encode(("SELECT", self._db))))
+            for reply in await asyncio.gather(*setup):
+                if type(reply) is ReplyError:
+                    proto.transport.close()  # type: ignore[union-attr]
+                    raise RespConnectionError(f"redis refused the connection: {reply}")
+        self._proto = proto
+        return proto
+
+    async def close(self) -> None:
+        if self._opening is not None and not self._opening.done():
+            self._opening.cancel()
+            with contextlib.suppress(BaseException):
+                await self._opening
+        proto, self._proto = self._proto, None
+        if proto is not None and proto.transport is not None:
+            proto._fail(ConnectionAbortedError("closed"))
+            proto.transport.close()
