@@ -157,6 +157,14 @@ redis.call('DEL', KEYS[1])
 return 1
 """
 
+# KEYS: counter, record, record index; ARGV: game id, record JSON
+_PUT_RECORD = """
+local n = redis.call('INCR', KEYS[1])
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('ZADD', KEYS[3], n, ARGV[1])
+return n
+"""
+
 # KEYS: room, lease, log; ARGV: invite key prefix
 _DELETE_ROOM = """
 local raw = redis.call('GET', KEYS[1])
@@ -314,6 +322,7 @@ class RedisPresence(Presence):
         self._renew = _Lua(_RENEW)
         self._release = _Lua(_RELEASE)
         self._delete_room = _Lua(_DELETE_ROOM)
+        self._put_record = _Lua(_PUT_RECORD)
         self._update_session = _Lua(_UPDATE_SESSION)
         self._touch_session = _Lua(_TOUCH_SESSION)
         self._lobby_remove = _Lua(_LOBBY_REMOVE)
@@ -652,13 +661,9 @@ class RedisPresence(Presence):
         ]
 
     # -- records ----------------------------------------------------------------------
-    @_guard
     async def put_record(self, game_id: str, record: JSON) -> None:
-        n = await self.redis.incr(self.k("n"))
-        async with self.redis.pipeline(transaction=True) as p:
-            p.set(self.k("rec", game_id), _dumps(record))
-            p.zadd(self.k("recs"), {game_id: n})
-            await p.execute()
+        keys = [self.k("n"), self.k("rec", game_id), self.k("recs")]
+        await self._lua(self._put_record, keys, game_id, _dumps(record))
 
     async def get_record(self, game_id: str) -> JSON | None:
         raw = await self._x("GET", self.k("rec", game_id))

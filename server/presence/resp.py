@@ -42,11 +42,15 @@ class _Incomplete(Exception):
 
 def encode(args: tuple[Any, ...]) -> bytes:
     """One command in RESP: an array of bulk strings."""
-    out = [b"*%d\r\n" % len(args)]
+    parts = [b"*%d\r\n" % len(args)]
+    add = parts.append
     for a in args:
-        b = a if isinstance(a, bytes) else str(a).encode()
-        out.append(b"$%d\r\n%b\r\n" % (len(b), b))
-    return b"".join(out)
+        t = type(a)
+        b = a.encode() if t is str else a if t is bytes else str(a).encode()
+        add(b"$%d\r\n" % len(b))
+        add(b)
+        add(b"\r\n")
+    return b"".join(parts)
 
 
 def parse(buf: bytearray, pos: int) -> tuple[Any, int]:
