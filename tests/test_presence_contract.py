@@ -282,6 +282,27 @@ async def test_room_subscription_sees_appends_in_order(presence: Presence) -> No
         assert (await _next(other)) == {"j": 0, "seq": 1}
 
 
+async def test_events_of_any_size_carry_their_seq(presence: Presence) -> None:
+    """Small and large maps (an encoding may size its header by entry count), with and
+    without the seq in place, null and nested values: logged and published as given."""
+    sizes = [0, 1, 14, 15, 16, 300]
+    events = [{f"k{i:03}": [i, None, {"x": "é"}] for i in range(n)} for n in sizes]
+    async with await presence.subscribe_room("r1") as sub:
+        for seq, ev in enumerate(events, 1):
+            assert await presence.append_event("r1", ev) == seq
+        n = len(events)
+        # a room's own events hold their (expected) seq already; a stale one is replaced
+        assert await presence.append_event("r1", {"a": 1, "seq": n + 1}, n + 1) == n + 1
+        assert await presence.append_event("r1", {"a": 2, "seq": 99}, n + 2) == n + 2
+        assert await presence.append_event("r1", {"seq": 5, "a": 3}) == n + 3
+        published = [await _next(sub) for _ in range(n + 3)]
+    logged = await presence.read_events("r1")
+    expected = [{**ev, "seq": i} for i, ev in enumerate(events, 1)]
+    expected += [{"a": 1, "seq": n + 1}, {"a": 2, "seq": n + 2}, {"a": 3, "seq": n + 3}]
+    assert logged == published == expected
+    assert [list(e) for e in logged[:n]] == [[*ev, "seq"] for ev in events]
+
+
 # -- quick match ------------------------------------------------------------------------
 
 

@@ -184,3 +184,27 @@ async def test_a_redis_that_stops_answering_is_a_typed_error_not_a_hang() -> Non
     finally:
         await p.close()
         server.close()
+
+
+async def test_events_logged_as_json_by_an_older_version_are_read(
+    redis_url: str, redis_prefix: str
+) -> None:
+    import redis as redis_sync
+
+    raw = redis_sync.Redis.from_url(redis_url)
+    try:
+        raw.xadd(f"{redis_prefix}log:r", {"e": '{"type":"chat","text":"é","seq":1}'}, id="1-1")
+    finally:
+        raw.close()
+    p = RedisPresence(redis_url, prefix=redis_prefix)
+    await p.start()
+    try:
+        assert await p.append_event("r", {"type": "chat", "text": "b", "seq": 2}, 2) == 2
+        events = await p.read_events("r")
+        assert events == [
+            {"type": "chat", "text": "é", "seq": 1},
+            {"type": "chat", "text": "b", "seq": 2},
+        ]
+        assert await p.last_seq("r") == 2
+    finally:
+        await p.close()

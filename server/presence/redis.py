@@ -12,6 +12,7 @@ several deployments or test runs can share one Redis:
 ``P lease:{id}``              string: the owning node; PX TTL, renewed by the owner
 ``P invite:{code}``           string: the private room an invite code opens
 ``P log:{id}``                stream: the room's events, entry id ``{seq}-1``, field ``e``
+                              (msgpack; JSON as older versions wrote it is read too)
 ``P q:{queue}``               sorted set: player -> arrival number (quick-match order)
 ``P qd:{queue}``              hash: player -> ``{"rating", "data"}`` (JSON)
 ``P rating:{game}``           hash: player -> rating (JSON)
@@ -26,9 +27,12 @@ appended event), ``P ch:node:{node}`` (node-to-node messages of
 :mod:`server.cluster`).
 
 Appends run one Lua script: it reads the stream's last seq, refuses a wrong
-``expected_seq``, XADDs with the explicit id ``{seq}-1`` and PUBLISHes, all
-atomically, so seqs have no gaps and two owners of a room cannot both append
-the same seq. Every Redis failure (refused connection, socket timeout) is raised
+``expected_seq``, XADDs with the explicit id ``{seq}-1`` and PUBLISHes (the
+same msgpack bytes on ``ch:room:{id}``), all atomically, so seqs have no gaps
+and two owners of a room cannot both append the same seq. The single commands
+of rooms and sessions go through one lean pipelined connection
+(:mod:`server.presence.resp`); transactions, scans and subscriptions through
+redis-py. Every Redis failure (refused connection, socket timeout) is raised
 as :class:`PresenceError`; the client library reconnects by itself once Redis is
 back. A subscription whose connection breaks ends (it does not silently
 resubscribe), so its owner knows to catch up from the log.
@@ -44,6 +48,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+import msgpack
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
@@ -76,6 +81,19 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+#: one packer, reused (``msgpack.packb`` builds one per call); events are stored as
+#: msgpack, ~4x cheaper to make than JSON
+_pack = msgpack.Packer(use_bin_type=True).pack
+
+
+def _load(data: bytes | str) -> Any:
+    """A stored or published value: a msgpack map (events), or JSON text (the rest, and
+    events that an older version logged)."""
+    if data[:1] in (b"{", "{"):
+        return json.loads(data)
+    return msgpack.unpackb(data, raw=False)
+
+
 def _guard(fn: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
     """Turn every Redis failure into :class:`PresenceError` (typed ``unavailable``)."""
 
@@ -99,10 +117,12 @@ class _Lua:
         self.sha = hashlib.sha1(text.encode()).hexdigest()
 
 
-# KEYS: log, channel, lease; ARGV: event JSON without seq, expected seq or "", owner or ""
-# (fencing: with an owner, only the node holding the room's lease may append)
+# KEYS: log, channel, lease; ARGV: the event (a msgpack map), expected seq or "", "1" when
+# the map holds its seq already (the expected one) else "" (seq is added as its last
+# entry), owner or "" (fencing: with an owner, only the node holding the room's lease
+# may append)
 _APPEND = """
-if ARGV[3] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[3] then
+if ARGV[4] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[4] then
   return 0
 end
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
@@ -113,14 +133,24 @@ end
 if ARGV[2] ~= '' and tonumber(ARGV[2]) ~= seq then
   return -seq
 end
-local text
-if ARGV[1] == '{}' then
-  text = '{"seq":' .. seq .. '}'
-else
-  text = string.sub(ARGV[1], 1, -2) .. ',"seq":' .. seq .. '}'
+local ev = ARGV[1]
+if ARGV[3] ~= '1' then
+  local b = string.byte(ev, 1)
+  local head, body
+  if b >= 0x80 and b < 0x8f then
+    head, body = string.char(b + 1), string.sub(ev, 2)
+  elseif b == 0x8f then
+    head, body = string.char(0xde, 0, 16), string.sub(ev, 2)
+  elseif b == 0xde and string.byte(ev, 2) * 256 + string.byte(ev, 3) < 65535 then
+    local n = string.byte(ev, 2) * 256 + string.byte(ev, 3) + 1
+    head, body = string.char(0xde, math.floor(n / 256), n % 256), string.sub(ev, 4)
+  else
+    return redis.error_reply('ERR an event must be a msgpack map of under 65,535 entries')
+  end
+  ev = head .. body .. cmsgpack.pack('seq') .. cmsgpack.pack(seq)
 end
-redis.call('XADD', KEYS[1], seq .. '-1', 'e', text)
-redis.call('PUBLISH', KEYS[2], text)
+redis.call('XADD', KEYS[1], seq .. '-1', 'e', ev)
+redis.call('PUBLISH', KEYS[2], ev)
 return seq
 """
 
@@ -245,7 +275,7 @@ class RedisSubscription(Subscription):
                     continue
                 if self._queue.qsize() >= SUBSCRIBER_BACKLOG:
                     break  # too far behind: dropped, the reader catches up from the log
-                self._queue.put_nowait(json.loads(msg["data"]))
+                self._queue.put_nowait(_load(msg["data"]))
         except (RedisError, OSError, ValueError):
             pass  # the connection broke: the iterator ends
         finally:
@@ -308,9 +338,10 @@ class RedisPresence(Presence):
             **common,
         )
         self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
-        # subscriptions never retry: a broken one ends, so its reader catches up
+        # subscriptions never retry: a broken one ends, so its reader catches up; they
+        # get bytes (a room's channel carries msgpack)
         self._sub_redis: aioredis.Redis = aioredis.Redis.from_url(
-            url, retry=Retry(NoBackoff(), 0), **common
+            url, retry=Retry(NoBackoff(), 0), **{**common, "decode_responses": False}
         )
         self._subs: set[RedisSubscription] = set()
         # single commands (most of a room's traffic) go through one lean pipelined
@@ -505,21 +536,25 @@ class RedisPresence(Presence):
     async def append_event(
         self, room_id: str, event: JSON, expected_seq: int | None = None, owner: str | None = None
     ) -> int:
-        if "seq" in event:
-            event = {k: v for k, v in event.items() if k != "seq"}
         keys = [self.k("log", room_id), self.k("ch", "room", room_id), self.k("lease", room_id)]
+        if expected_seq is not None and event.get("seq") == expected_seq:
+            packed, has_seq = _pack(event), "1"  # a room's event: its seq is in place already
+        else:
+            if "seq" in event:
+                event = {k: v for k, v in event.items() if k != "seq"}
+            packed, has_seq = _pack(event), ""
         expected = "" if expected_seq is None else expected_seq
-        seq = int(await self._lua(self._append, keys, _dumps(event), expected, owner or ""))
+        seq = int(await self._lua(self._append, keys, packed, expected, has_seq, owner or ""))
         if seq == 0:
             raise LeaseLost(f"room {room_id}: {owner} does not hold its lease")
         if seq < 0:
             raise SeqConflict(f"room {room_id}: next seq is {-seq}, not {expected_seq}")
         return seq
 
-    async def _x(self, *args: Any) -> Any:
+    async def _x(self, *args: Any, raw: bool = False) -> Any:
         """One command on the lean connection (pipelined with every other task's)."""
         try:
-            return await self._resp.execute(*args)
+            return await self._resp.execute(*args, raw=raw)
         except (RespConnectionError, ReplyError) as exc:
             raise PresenceError(f"redis: {type(exc).__name__}: {exc}") from exc
 
@@ -533,18 +568,18 @@ class RedisPresence(Presence):
             raise PresenceError(f"redis: {type(exc).__name__}: {exc}") from exc
         return await self._x("EVAL", script.text, len(keys), *keys, *args)  # (caches it)
 
-    @_guard
     async def read_events(
         self, room_id: str, after_seq: int = 0, limit: int | None = None
     ) -> list[JSON]:
-        entries = await self.redis.xrange(
-            self.k("log", room_id), min=f"{max(after_seq, 0) + 1}-0", max="+", count=limit
-        )
-        return [json.loads(fields["e"]) for _, fields in entries]
+        args: list[Any] = ["XRANGE", self.k("log", room_id), f"{max(after_seq, 0) + 1}-0", "+"]
+        if limit is not None:
+            args += ["COUNT", limit]
+        entries = await self._x(*args, raw=True)
+        return [_load(fields[1]) for _, fields in entries]
 
     async def last_seq(self, room_id: str) -> int:
-        last = await self._x("XREVRANGE", self.k("log", room_id), "+", "-", "COUNT", 1)
-        return int(last[0][0].split("-", 1)[0]) if last else 0
+        last = await self._x("XREVRANGE", self.k("log", room_id), "+", "-", "COUNT", 1, raw=True)
+        return int(last[0][0].split(b"-", 1)[0]) if last else 0
 
     async def subscribe_room(self, room_id: str) -> Subscription:
         return await self._subscribe(self.k("ch", "room", room_id))

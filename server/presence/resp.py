@@ -53,8 +53,10 @@ def encode(args: tuple[Any, ...]) -> bytes:
     return b"".join(parts)
 
 
-def parse(buf: bytearray, pos: int) -> tuple[Any, int]:
-    """The reply starting at ``pos`` and the position after it; :class:`_Incomplete`."""
+def parse(buf: bytearray, pos: int, raw: bool = False) -> tuple[Any, int]:
+    """The reply starting at ``pos`` and the position after it; :class:`_Incomplete`.
+
+    Bulk strings are ``str`` (UTF-8), or ``bytes`` with ``raw``."""
     end = buf.find(b"\r\n", pos)
     if end < 0:
         raise _Incomplete
@@ -66,7 +68,8 @@ def parse(buf: bytearray, pos: int) -> tuple[Any, int]:
         stop = end + 2 + n
         if len(buf) < stop + 2:
             raise _Incomplete
-        return buf[end + 2 : stop].decode(), stop + 2
+        chunk = buf[end + 2 : stop]
+        return (bytes(chunk) if raw else chunk.decode()), stop + 2
     if kind == 58:  # : integer
         return int(buf[pos + 1 : end]), end + 2
     if kind == 42:  # * array
@@ -76,7 +79,7 @@ def parse(buf: bytearray, pos: int) -> tuple[Any, int]:
         items = []
         p = end + 2
         for _ in range(n):
-            item, p = parse(buf, p)
+            item, p = parse(buf, p, raw)
             items.append(item)
         return items, p
     if kind == 43:  # + simple string
@@ -91,7 +94,7 @@ class _Protocol(asyncio.Protocol):
         self.loop = asyncio.get_running_loop()
         self.timeout = timeout
         self.transport: asyncio.Transport | None = None
-        self.waiters: deque[asyncio.Future[Any]] = deque()
+        self.waiters: deque[tuple[asyncio.Future[Any], bool]] = deque()
         self.out: list[bytes] = []
         self.buf = bytearray()
         self.lost: Exception | None = None
@@ -103,7 +106,7 @@ class _Protocol(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
 
-    def send(self, data: bytes) -> asyncio.Future[Any]:
+    def send(self, data: bytes, raw: bool = False) -> asyncio.Future[Any]:
         """Queue one encoded command; it is written with the others at the next turn."""
         fut = self.loop.create_future()
         if self.lost is not None:
@@ -112,7 +115,7 @@ class _Protocol(asyncio.Protocol):
         if not self.out:
             self.loop.call_soon(self._flush)
         self.out.append(data)
-        self.waiters.append(fut)
+        self.waiters.append((fut, raw))
         if self._timer is None:
             self._seen, self._stalls = self.replies, 0
             self._timer = self.loop.call_later(self.timeout / 2, self._watch)
@@ -145,9 +148,9 @@ class _Protocol(asyncio.Protocol):
         waiters = self.waiters
         try:
             while waiters:
-                value, pos = parse(buf, pos)
+                value, pos = parse(buf, pos, waiters[0][1])
                 self.replies += 1
-                fut = waiters.popleft()
+                fut = waiters.popleft()[0]
                 if not fut.done():
                     fut.set_result(value)
         except _Incomplete:
@@ -172,7 +175,7 @@ class _Protocol(asyncio.Protocol):
         cls = RespTimeout if isinstance(exc, TimeoutError) else RespConnectionError
         err = cls(f"{type(exc).__name__}: {exc}")
         while self.waiters:
-            fut = self.waiters.popleft()
+            fut = self.waiters.popleft()[0]
             if not fut.done():
                 fut.set_exception(err)
         self.out.clear()
@@ -202,15 +205,16 @@ class RespClient:
         self._proto: _Protocol | None = None
         self._opening: asyncio.Future[_Protocol] | None = None
 
-    async def execute(self, *args: Any) -> Any:
-        """Run one command; its reply (an error reply raises :class:`ReplyError`)."""
+    async def execute(self, *args: Any, raw: bool = False) -> Any:
+        """Run one command; its reply (an error reply raises :class:`ReplyError`);
+        bulk strings as ``bytes`` with ``raw``."""
         data = encode(args)
         for attempt in (0, 1):
             proto = self._proto
             if proto is None or proto.lost is not None:
                 proto = await self._connection()
             try:
-                value = await proto.send(data)
+                value = await proto.send(data, raw)
             except RespTimeout:
                 raise
             except RespConnectionError:
