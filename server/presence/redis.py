@@ -66,7 +66,13 @@ from server.presence.base import (
     secret_hash,
 )
 from server.presence.memory import SUBSCRIBER_BACKLOG, closest_pair
-from server.presence.resp import ReplyError, RespClient, RespConnectionError
+from server.presence.resp import (
+    Connection,
+    ReplyError,
+    RespClient,
+    RespConnectionError,
+    encode,
+)
 
 T = TypeVar("T")
 
@@ -241,50 +247,55 @@ return 1
 
 
 class RedisSubscription(Subscription):
-    """One pub/sub connection on one channel, read by a task into a bounded queue."""
+    """One channel on a connection of its own; published messages are parsed as they
+    arrive (no reader task) into a bounded queue."""
 
-    def __init__(self, client: aioredis.Redis, channel: str, hub: set[Any]) -> None:
+    def __init__(self, resp: RespClient, channel: str, hub: set[Any]) -> None:
+        self._resp = resp
         self._hub = hub
-        self._pubsub = client.pubsub()
         self._channel = channel
         self._queue: asyncio.Queue[Any] = asyncio.Queue(SUBSCRIBER_BACKLOG + 1)
         self._closed = False
-        self._task: asyncio.Task[None] | None = None
+        self._conn: Connection | None = None
 
     async def open(self, timeout: float) -> None:
         """Subscribe and wait for Redis to confirm, so nothing published after is missed."""
         try:
-            await self._pubsub.subscribe(self._channel)
             async with asyncio.timeout(timeout):
-                while True:
-                    msg = await self._pubsub.get_message(timeout=timeout)
-                    if msg is not None and msg["type"] == "subscribe":
-                        break
+                self._conn = conn = await self._resp.connect()
+                conn.on_push = self._on_push
+                conn.on_lost = self._end
+                reply = await conn.send(encode(("SUBSCRIBE", self._channel)))
+            if type(reply) is ReplyError:
+                raise RespConnectionError(f"redis refused the subscription: {reply}")
         except BaseException:
-            with contextlib.suppress(Exception):
-                await self._pubsub.aclose()
+            self._end()
             raise
-        self._task = asyncio.create_task(self._read(), name=f"sub-{self._channel}")
+        if self._closed:  # lost while confirming
+            raise RespConnectionError("the subscription's connection broke")
         self._hub.add(self)
 
-    async def _read(self) -> None:
+    def _on_push(self, item: Any) -> None:
+        if self._closed or type(item) is not list or len(item) != 3 or item[0] != b"message":
+            return
+        if self._queue.qsize() >= SUBSCRIBER_BACKLOG:
+            self._end()  # too far behind: dropped, the reader catches up from the log
+            return
         try:
-            while not self._closed:
-                msg = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=None)
-                if msg is None or msg["type"] != "message":
-                    continue
-                if self._queue.qsize() >= SUBSCRIBER_BACKLOG:
-                    break  # too far behind: dropped, the reader catches up from the log
-                self._queue.put_nowait(_load(msg["data"]))
-        except (RedisError, OSError, ValueError):
-            pass  # the connection broke: the iterator ends
-        finally:
-            self._closed = True
-            self._hub.discard(self)
-            with contextlib.suppress(asyncio.QueueFull):
-                self._queue.put_nowait(_CLOSED)
-            with contextlib.suppress(Exception):
-                await self._pubsub.aclose()
+            self._queue.put_nowait(_load(item[2]))
+        except ValueError:  # not ours: a subscriber cannot trust the channel any more
+            self._end()
+
+    def _end(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._hub.discard(self)
+        with contextlib.suppress(asyncio.QueueFull):
+            self._queue.put_nowait(_CLOSED)
+        if self._conn is not None:
+            self._conn.on_lost = None
+            self._conn.close()
 
     async def __anext__(self) -> JSON:
         if self._closed and self._queue.empty():
@@ -296,16 +307,7 @@ class RedisSubscription(Subscription):
         return item
 
     async def close(self) -> None:
-        if self._task is None:
-            self._closed = True
-            return
-        if not self._task.done():
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
-        self._closed = True
-        with contextlib.suppress(asyncio.QueueFull):
-            self._queue.put_nowait(_CLOSED)
+        self._end()
 
 
 class RedisPresence(Presence):
@@ -338,11 +340,6 @@ class RedisPresence(Presence):
             **common,
         )
         self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
-        # subscriptions never retry: a broken one ends, so its reader catches up; they
-        # get bytes (a room's channel carries msgpack)
-        self._sub_redis: aioredis.Redis = aioredis.Redis.from_url(
-            url, retry=Retry(NoBackoff(), 0), **{**common, "decode_responses": False}
-        )
         self._subs: set[RedisSubscription] = set()
         # single commands (most of a room's traffic) go through one lean pipelined
         # connection: see server.presence.resp for why
@@ -385,18 +382,16 @@ class RedisPresence(Presence):
         await self._resp.close()
         with contextlib.suppress(Exception):
             await self.redis.aclose()
-        with contextlib.suppress(Exception):
-            await self._sub_redis.aclose()
 
     @_guard
     async def ping(self) -> bool:
         return bool(await self.redis.ping())
 
     async def _subscribe(self, channel: str) -> Subscription:
-        sub = RedisSubscription(self._sub_redis, channel, self._subs)
+        sub = RedisSubscription(self._resp, channel, self._subs)
         try:
             await sub.open(self.timeout)
-        except (RedisError, OSError, TimeoutError) as exc:
+        except (OSError, TimeoutError) as exc:
             raise PresenceError(f"redis: cannot subscribe: {exc}") from exc
         return sub
 

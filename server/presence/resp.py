@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -89,7 +90,10 @@ def parse(buf: bytearray, pos: int, raw: bool = False) -> tuple[Any, int]:
     raise RespConnectionError(f"redis: unexpected reply type {chr(kind)!r}")
 
 
-class _Protocol(asyncio.Protocol):
+class Connection(asyncio.Protocol):
+    """One connection: replies go to the commands' futures in order; with ``on_push`` set
+    (subscribe mode), replies no command waits for (published messages) go to it."""
+
     def __init__(self, timeout: float) -> None:
         self.loop = asyncio.get_running_loop()
         self.timeout = timeout
@@ -102,6 +106,8 @@ class _Protocol(asyncio.Protocol):
         self._seen = 0
         self._stalls = 0
         self._timer: asyncio.TimerHandle | None = None
+        self.on_push: Callable[[Any], None] | None = None
+        self.on_lost: Callable[[], None] | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -153,6 +159,11 @@ class _Protocol(asyncio.Protocol):
                 fut = waiters.popleft()[0]
                 if not fut.done():
                     fut.set_result(value)
+            push = self.on_push
+            if push is not None:
+                while True:
+                    value, pos = parse(buf, pos, True)
+                    push(value)
         except _Incomplete:
             pass
         except (RespConnectionError, ValueError) as exc:  # not Redis speaking: give up on it
@@ -179,6 +190,14 @@ class _Protocol(asyncio.Protocol):
             if not fut.done():
                 fut.set_exception(err)
         self.out.clear()
+        if self.on_lost is not None:
+            on_lost, self.on_lost = self.on_lost, None
+            on_lost()
+
+    def close(self) -> None:
+        self._fail(ConnectionAbortedError("closed"))
+        if self.transport is not None:
+            self.transport.close()
 
 
 class RespClient:
@@ -202,8 +221,8 @@ class RespClient:
             if key == "db":
                 db = value
         self._db = int(db) if db else 0
-        self._proto: _Protocol | None = None
-        self._opening: asyncio.Future[_Protocol] | None = None
+        self._proto: Connection | None = None
+        self._opening: asyncio.Future[Connection] | None = None
 
     async def execute(self, *args: Any, raw: bool = False) -> Any:
         """Run one command; its reply (an error reply raises :class:`ReplyError`);
@@ -226,24 +245,32 @@ class RespClient:
             return value
         raise AssertionError("unreachable")
 
-    async def _connection(self) -> _Protocol:
+    async def _connection(self) -> Connection:
         if self._opening is None or self._opening.done():
             self._opening = asyncio.ensure_future(self._open())
+        return await asyncio.shield(self._opening)
+
+    async def _open(self) -> Connection:
+        self._proto = await self.connect()
+        return self._proto
+
+    async def connect(self) -> Connection:
+        """A new connection of the caller's own (a subscription's), ready for commands."""
         try:
-            return await asyncio.shield(self._opening)
+            return await self._connect()
         except (OSError, TimeoutError) as exc:
             raise RespConnectionError(f"cannot connect to redis: {exc}") from exc
 
-    async def _open(self) -> _Protocol:
+    async def _connect(self) -> Connection:
         loop = asyncio.get_running_loop()
         async with asyncio.timeout(self.connect_timeout):
             if self._unix is not None:
                 _, proto = await loop.create_unix_connection(
-                    lambda: _Protocol(self.timeout), self._unix
+                    lambda: Connection(self.timeout), self._unix
                 )
             else:
                 _, proto = await loop.create_connection(
-                    lambda: _Protocol(self.timeout), self._host, self._port, ssl=self._ssl or None
+                    lambda: Connection(self.timeout), self._host, self._port, ssl=self._ssl or None
                 )
             setup = []
             if self._password is not None:
@@ -255,7 +282,6 @@ class RespClient:
                 if type(reply) is ReplyError:
                     proto.transport.close()  # type: ignore[union-attr]
                     raise RespConnectionError(f"redis refused the connection: {reply}")
-        self._proto = proto
         return proto
 
     async def close(self) -> None:
@@ -264,6 +290,5 @@ class RespClient:
             with contextlib.suppress(BaseException):
                 await self._opening
         proto, self._proto = self._proto, None
-        if proto is not None and proto.transport is not None:
-            proto._fail(ConnectionAbortedError("closed"))
-            proto.transport.close()
+        if proto is not None:
+            proto.close()
