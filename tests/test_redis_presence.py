@@ -208,3 +208,27 @@ async def test_events_logged_as_json_by_an_older_version_are_read(
         assert await p.last_seq("r") == 2
     finally:
         await p.close()
+
+
+async def test_seqs_spliced_into_events_keep_their_value_at_every_integer_width(
+    redis_url: str, redis_prefix: str
+) -> None:
+    """The append script adds ``seq`` to the event's msgpack map itself: 1 to 5 bytes."""
+    import redis as redis_sync
+
+    seqs = [127, 128, 255, 256, 65_535, 65_536, 2**32 + 1]
+    raw = redis_sync.Redis.from_url(redis_url)
+    try:
+        for n in seqs:  # a log whose last entry is n - 1
+            raw.xadd(f"{redis_prefix}log:r{n}", {"e": '{"seq":0}'}, id=f"{n - 1}-1")
+    finally:
+        raw.close()
+    p = RedisPresence(redis_url, prefix=redis_prefix)
+    await p.start()
+    try:
+        for n in seqs:
+            assert await p.append_event(f"r{n}", {"type": "chat"}) == n
+            assert await p.read_events(f"r{n}", after_seq=n - 1) == [{"type": "chat", "seq": n}]
+            assert await p.last_seq(f"r{n}") == n
+    finally:
+        await p.close()
