@@ -273,9 +273,7 @@ class Arena:
         if room.settings.invite:
             self.invites.pop(room.settings.invite, None)
         self.metrics.rooms.set(len(self.rooms))
-        await self.presence.lobby_remove(room.id)
-        await self.presence.release_room(room.id, self.node)
-        await self.presence.delete_room(room.id)
+        await self.presence.drop_closed_room(room.id, self.node)
 
     # -- connections ------------------------------------------------------------------------
     async def handle(self, ws: ServerConnection) -> None:
@@ -660,9 +658,9 @@ class Arena:
             created_at=now_ms(),
             quick=quick,
         )
-        if not await self.presence.acquire_room(room_id, self.node, self.config.lease_ttl):
+        meta = {**settings.to_dict(), "node": self.node}
+        if not await self.presence.open_room(room_id, self.node, self.config.lease_ttl, meta):
             raise ProtocolError(ErrorCode.INTERNAL, "room id collision")
-        await self.presence.put_room(room_id, {**settings.to_dict(), "node": self.node})
         room = Room(self, settings, labels)
         room.start()
         self.rooms[room_id] = room

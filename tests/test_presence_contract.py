@@ -167,6 +167,27 @@ async def test_room_registry(presence: Presence) -> None:
     assert await presence.last_seq("r1") == 0
 
 
+async def test_open_room_and_drop_closed_room(presence: Presence) -> None:
+    meta = {"game": "collapsi", "invite": "XYZ", "node": "node-a"}
+    assert await presence.open_room("r1", "node-a", 5, meta)
+    assert await presence.get_room("r1") == meta
+    assert await presence.room_owner("r1") == "node-a"
+    assert not await presence.open_room("r1", "node-b", 5, {"game": "other"})
+    assert await presence.get_room("r1") == meta  # nothing stored by the loser
+    assert await presence.room_owner("r1") == "node-a"
+    await presence.lobby_upsert("r1", {"room": "r1"})
+    await presence.lobby_upsert("r2", {"room": "r2"})
+    await presence.append_event("r1", {"type": "room_closed"})
+    async with await presence.subscribe_lobby() as sub:
+        await presence.drop_closed_room("r1", "node-a")
+        assert await _next(sub) == {"op": "remove", "room_id": "r1"}
+    assert await presence.get_room("r1") is None
+    assert await presence.room_owner("r1") is None
+    assert await presence.last_seq("r1") == 0
+    assert await presence.lobby_list() == [{"room": "r2"}]
+    assert await presence.open_room("r1", "node-b", 5, {"game": "again"})
+
+
 async def test_room_leases(presence: Presence) -> None:
     assert await presence.room_owner("r1") is None
     assert await presence.acquire_room("r1", "node-a", ttl=5)

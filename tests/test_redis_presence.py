@@ -232,3 +232,17 @@ async def test_seqs_spliced_into_events_keep_their_value_at_every_integer_width(
             assert await p.last_seq(f"r{n}") == n
     finally:
         await p.close()
+
+
+async def test_a_private_rooms_invite_is_opened_and_dropped_with_it(
+    redis_url: str, redis_prefix: str
+) -> None:
+    p = RedisPresence(redis_url, prefix=redis_prefix)
+    await p.start()
+    try:
+        assert await p.open_room("r1", "n1", 5, {"game": "collapsi", "invite": "CODE"})
+        assert await p.find_invite("CODE") == "r1"
+        await p.drop_closed_room("r1", "n1")
+        assert await p.find_invite("CODE") is None
+    finally:
+        await p.close()

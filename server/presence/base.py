@@ -159,6 +159,20 @@ class Presence(ABC):
     async def delete_room(self, room_id: str) -> None:
         """Forget the room: settings, lease and event log."""
 
+    async def open_room(self, room_id: str, node_id: str, ttl: float, meta: JSON) -> bool:
+        """A new room: take its lease and store its settings (``put_room``), in one round
+        trip where the store allows it; False (nothing stored) if another node holds it."""
+        if not await self.acquire_room(room_id, node_id, ttl):
+            return False
+        await self.put_room(room_id, meta)
+        return True
+
+    async def drop_closed_room(self, room_id: str, node_id: str) -> None:
+        """A closed room: ``lobby_remove``, ``release_room`` and ``delete_room`` at once."""
+        await self.lobby_remove(room_id)
+        await self.release_room(room_id, node_id)
+        await self.delete_room(room_id)
+
     @abstractmethod
     async def acquire_room(self, room_id: str, node_id: str, ttl: float) -> bool:
         """Become the room's authority if nobody holds a live lease (or we already do)."""

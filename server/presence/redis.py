@@ -214,6 +214,27 @@ redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 return 1
 """
 
+# KEYS: room, lease, log, lobby, lobby channel; ARGV: invite key prefix, room id, remove
+# event JSON: the lobby entry goes (published if it was there), then as _DELETE_ROOM
+_DROP_CLOSED_ROOM = (
+    """
+if redis.call('HDEL', KEYS[4], ARGV[2]) == 1 then
+  redis.call('PUBLISH', KEYS[5], ARGV[3])
+end
+"""
+    + _DELETE_ROOM
+)
+
+# KEYS: lease, room[, invite]; ARGV: node, ttl ms, settings JSON[, room id]
+_OPEN_ROOM = """
+local v = redis.call('GET', KEYS[1])
+if v and v ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('SET', KEYS[2], ARGV[3])
+if #KEYS > 2 then redis.call('SET', KEYS[3], ARGV[4]) end
+return 1
+"""
+
 # KEYS: session, token prefix; ARGV: data JSON
 _UPDATE_SESSION = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
@@ -350,6 +371,8 @@ class RedisPresence(Presence):
         self._renew = _Lua(_RENEW)
         self._release = _Lua(_RELEASE)
         self._delete_room = _Lua(_DELETE_ROOM)
+        self._drop_closed_room = _Lua(_DROP_CLOSED_ROOM)
+        self._open_room = _Lua(_OPEN_ROOM)
         self._put_record = _Lua(_PUT_RECORD)
         self._update_session = _Lua(_UPDATE_SESSION)
         self._touch_session = _Lua(_TOUCH_SESSION)
@@ -495,6 +518,22 @@ class RedisPresence(Presence):
     async def delete_room(self, room_id: str) -> None:
         keys = [self.k("room", room_id), self.k("lease", room_id), self.k("log", room_id)]
         await self._lua(self._delete_room, keys, self.k("invite", ""))
+
+    async def drop_closed_room(self, room_id: str, node_id: str) -> None:
+        """One script (the lease goes whoever holds it, as with ``delete_room``)."""
+        keys = [self.k("room", room_id), self.k("lease", room_id), self.k("log", room_id)]
+        keys += [self.k("lobby"), self.k("ch", "lobby")]
+        event = _dumps({"op": "remove", "room_id": room_id})
+        await self._lua(self._drop_closed_room, keys, self.k("invite", ""), room_id, event)
+
+    async def open_room(self, room_id: str, node_id: str, ttl: float, meta: JSON) -> bool:
+        keys, args = [self.k("lease", room_id), self.k("room", room_id)], [node_id, _ms(ttl)]
+        args.append(_dumps(meta))
+        invite = meta.get("invite")
+        if isinstance(invite, str) and invite:
+            keys.append(self.k("invite", invite))
+            args.append(room_id)
+        return bool(await self._lua(self._open_room, keys, *args))
 
     async def acquire_room(self, room_id: str, node_id: str, ttl: float) -> bool:
         return bool(await self._lua(self._acquire, [self.k("lease", room_id)], node_id, _ms(ttl)))
