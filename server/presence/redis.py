@@ -7,7 +7,7 @@ several deployments or test runs can share one Redis:
 ``P sess:{id}``               hash: ``d`` session data (JSON), ``t`` token hash; PX TTL
 ``P tok:{hash}``              string: the session id a resume token belongs to; same TTL
 ``P names``                   hash: name key -> secret hash (claims never expire)
-``P lobby``                   hash: room id -> lobby summary (JSON)
+``P lobby``                   hash: room id -> lobby summary (msgpack; or JSON, older)
 ``P room:{id}``               string: the room's settings and members (JSON)
 ``P lease:{id}``              string: the owning node; PX TTL, renewed by the owner
 ``P invite:{code}``           string: the private room an invite code opens
@@ -90,6 +90,11 @@ def _dumps(value: Any) -> str:
 #: one packer, reused (``msgpack.packb`` builds one per call); events are stored as
 #: msgpack, ~4x cheaper to make than JSON
 _pack = msgpack.Packer(use_bin_type=True).pack
+
+
+#: a published lobby upsert, ``{"op": "upsert", "room": summary}``, is this + the packed
+#: summary (0x82: a msgpack map of two entries)
+_UPSERT_HEAD = b"\x82" + _pack("op") + _pack("upsert") + _pack("room")
 
 
 def _load(data: bytes | str) -> Any:
@@ -251,7 +256,7 @@ redis.call('PEXPIRE', ARGV[2] .. t, ARGV[1])
 return 1
 """
 
-# KEYS: lobby hash, lobby channel; ARGV: room id, summary JSON, upsert event JSON
+# KEYS: lobby hash, lobby channel; ARGV: room id, summary, upsert event (msgpack both)
 _LOBBY_UPSERT = """
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('PUBLISH', KEYS[2], ARGV[3])
@@ -476,10 +481,9 @@ class RedisPresence(Presence):
 
     # -- lobby ------------------------------------------------------------------
     async def lobby_upsert(self, room_id: str, summary: JSON) -> None:
-        text = _dumps(summary)
+        packed = _pack(summary)
         keys = [self.k("lobby"), self.k("ch", "lobby")]
-        event = '{"op":"upsert","room":' + text + "}"
-        await self._lua(self._lobby_upsert, keys, room_id, text, event)
+        await self._lua(self._lobby_upsert, keys, room_id, packed, _UPSERT_HEAD + packed)
 
     async def lobby_remove(self, room_id: str) -> None:
         keys = [self.k("lobby"), self.k("ch", "lobby")]
@@ -487,9 +491,9 @@ class RedisPresence(Presence):
         await self._lua(self._lobby_remove, keys, room_id, event)
 
     async def lobby_list(self) -> list[JSON]:
-        flat = await self._x("HGETALL", self.k("lobby"))
+        flat = await self._x("HGETALL", self.k("lobby"), raw=True)
         entries = dict(zip(flat[::2], flat[1::2], strict=True))
-        return [json.loads(entries[k]) for k in sorted(entries)]
+        return [_load(entries[k]) for k in sorted(entries)]
 
     async def subscribe_lobby(self) -> Subscription:
         return await self._subscribe(self.k("ch", "lobby"))
