@@ -61,6 +61,7 @@ import itertools
 import json
 import secrets
 import time
+import weakref
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
@@ -136,6 +137,10 @@ def settings_from_meta(meta: dict[str, Any]) -> RoomSettings:
     )
 
 
+#: each room's settings as a dict (they never change), for room_meta at every membership event
+_SETTINGS: weakref.WeakKeyDictionary[Room, dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
 def room_meta(room: Room, node: str) -> dict[str, Any]:
     """What presence keeps of a room besides its log: settings, owner, members' sessions."""
     names = {st.session: st.player["name"] for st in room.seats if st is not None}
@@ -143,7 +148,10 @@ def room_meta(room: Room, node: str) -> dict[str, Any]:
     for sid, role in room.members.items():
         name = names.get(sid) or room.arena.session_name(sid)
         members[sid] = {"role": role, "name": name}
-    return {**room.settings.to_dict(), "node": node, "members": members}
+    settings = _SETTINGS.get(room)
+    if settings is None:
+        settings = _SETTINGS[room] = room.settings.to_dict()
+    return {**settings, "node": node, "members": members}
 
 
 # -- restoring a room from its log ------------------------------------------------------

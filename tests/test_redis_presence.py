@@ -246,3 +246,25 @@ async def test_a_private_rooms_invite_is_opened_and_dropped_with_it(
         assert await p.find_invite("CODE") is None
     finally:
         await p.close()
+
+
+async def test_an_event_packed_by_the_room_is_stored_as_it_is(
+    redis_url: str, redis_prefix: str
+) -> None:
+    import msgpack
+
+    p = RedisPresence(redis_url, prefix=redis_prefix)
+    await p.start()
+    try:
+        first = {"type": "move_made", "room": "r", "seq": 1, "view": {"cards": ["A", None]}}
+        packed = msgpack.packb(first)
+        async with await p.subscribe_room("r") as sub:
+            assert await p.append_packed("r", first, packed, expected_seq=1) == 1
+            assert await _next(sub) == first
+        with pytest.raises(SeqConflict):
+            await p.append_packed("r", {**first, "seq": 3}, msgpack.packb({**first, "seq": 3}), 3)
+        second = {"type": "chat", "seq": 7}  # not the expected seq: appended as append_event
+        assert await p.append_packed("r", second, msgpack.packb(second), expected_seq=2) == 2
+        assert await p.read_events("r") == [first, {"type": "chat", "seq": 2}]
+    finally:
+        await p.close()

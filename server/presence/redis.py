@@ -589,6 +589,19 @@ class RedisPresence(Presence):
             raise SeqConflict(f"room {room_id}: next seq is {-seq}, not {expected_seq}")
         return seq
 
+    async def append_packed(
+        self, room_id: str, event: JSON, packed: bytes, expected_seq: int | None = None
+    ) -> int:
+        """``append_event`` of an event the room has packed already (its binary frame,
+        holding the expected seq): stored as it is, not packed again."""
+        if expected_seq is None or event.get("seq") != expected_seq:
+            return await self.append_event(room_id, event, expected_seq)
+        keys = [self.k("log", room_id), self.k("ch", "room", room_id)]
+        seq = int(await self._lua(self._append, keys, packed, expected_seq, "1"))
+        if seq < 0:
+            raise SeqConflict(f"room {room_id}: next seq is {-seq}, not {expected_seq}")
+        return seq
+
     async def _x(self, *args: Any, raw: bool = False) -> Any:
         """One command on the lean connection (pipelined with every other task's)."""
         try:
