@@ -387,16 +387,23 @@ class Room:
 
     async def _log_and_send(self, out: Outgoing, seq: int, reply: tuple | None = None) -> None:
         """``reply``: (session, request id): that member gets the event as its reply (``re``)."""
+        meta = None
         if self.arena.cluster is not None and out.type in MEMBERSHIP_EVENTS:
-            await self._save_members()
+            meta = self._members_meta()
         owner = None if self.arena.cluster is None else self.arena.node  # fenced by the lease
         # the binary frame is the packed event: a store keeping msgpack need not pack it again
         wire, packed = out.wire, out.frame(True)
         if self.request is not None:  # a forwarded request's id is logged with its events
             wire, packed = {**wire, "request": self.request}, b""
-        await self.arena.presence.append_packed(
-            self.id, wire, packed, expected_seq=seq, owner=owner
-        )
+        if meta is None:
+            await self.arena.presence.append_packed(
+                self.id, wire, packed, expected_seq=seq, owner=owner
+            )
+        else:  # the members saved with the event: one round trip
+            await self.arena.presence.append_packed_saving_room(
+                self.id, wire, packed, seq, meta, owner
+            )
+            self._saved_meta = meta
         self.seq = seq
         for session in list(self.members):
             if reply is not None and session == reply[0]:
@@ -406,13 +413,20 @@ class Room:
 
     async def _save_members(self) -> None:
         """Several nodes: keep the members' sessions in presence, so a takeover knows them."""
-        if self.arena.cluster is not None and not self.closed:
-            from server.cluster import room_meta
+        meta = self._members_meta()
+        if meta is not None:
+            await self.arena.presence.put_room(self.id, meta)
+            self._saved_meta = meta
 
-            meta = room_meta(self, self.arena.node)
-            if meta != getattr(self, "_saved_meta", None):  # seats live in the log
-                await self.arena.presence.put_room(self.id, meta)
-                self._saved_meta = meta
+    def _members_meta(self) -> dict[str, Any] | None:
+        """What :meth:`_save_members` would store; None if nothing changed (seats live in
+        the log) or there is nothing to save (one node, or the room closed)."""
+        if self.arena.cluster is None or self.closed:
+            return None
+        from server.cluster import room_meta
+
+        meta = room_meta(self, self.arena.node)
+        return None if meta == getattr(self, "_saved_meta", None) else meta
 
     # -- membership -------------------------------------------------------------------------
     async def join(

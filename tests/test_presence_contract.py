@@ -188,6 +188,20 @@ async def test_open_room_and_drop_closed_room(presence: Presence) -> None:
     assert await presence.open_room("r1", "node-b", 5, {"game": "again"})
 
 
+async def test_append_packed_saving_room(presence: Presence) -> None:
+    import msgpack
+
+    event = {"type": "player_joined", "room": "r1", "seq": 1, "player": {"name": "é"}}
+    meta = {"game": "collapsi", "invite": None, "members": {"s1": {"role": "player"}}}
+    assert await presence.append_packed_saving_room("r1", event, msgpack.packb(event), 1, meta)
+    assert await presence.get_room("r1") == meta
+    assert await presence.read_events("r1") == [event]
+    with pytest.raises(SeqConflict):
+        second = {**event, "seq": 3}
+        await presence.append_packed_saving_room("r1", second, msgpack.packb(second), 3, meta)
+    assert await presence.last_seq("r1") == 1
+
+
 async def test_room_leases(presence: Presence) -> None:
     assert await presence.room_owner("r1") is None
     assert await presence.acquire_room("r1", "node-a", ttl=5)

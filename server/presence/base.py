@@ -226,6 +226,20 @@ class Presence(ABC):
         """
         return await self.append_event(room_id, event, expected_seq=expected_seq, owner=owner)
 
+    async def append_packed_saving_room(
+        self,
+        room_id: str,
+        event: JSON,
+        packed: bytes,
+        expected_seq: int,
+        meta: JSON,
+        owner: str | None = None,
+    ) -> int:
+        """``put_room(meta)``, then :meth:`append_packed`: one round trip where the store
+        allows it (a room saves its members for a takeover before each membership event)."""
+        await self.put_room(room_id, meta)
+        return await self.append_packed(room_id, event, packed, expected_seq, owner)
+
     @abstractmethod
     async def read_events(
         self, room_id: str, after_seq: int = 0, limit: int | None = None

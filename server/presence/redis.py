@@ -165,6 +165,12 @@ redis.call('PUBLISH', KEYS[2], ev)
 return seq
 """
 
+# KEYS: as _APPEND, then room; ARGV: as _APPEND, then the room's settings JSON (set when
+# the append is accepted)
+_APPEND_SAVING_ROOM = _APPEND.replace(
+    "local ev = ARGV[1]", "redis.call('SET', KEYS[4], ARGV[5])\nlocal ev = ARGV[1]"
+)
+
 # KEYS: lease; ARGV: node, ttl ms
 _ACQUIRE = """
 local v = redis.call('GET', KEYS[1])
@@ -372,6 +378,7 @@ class RedisPresence(Presence):
         self._resp = RespClient(url, timeout=socket_timeout, connect_timeout=connect_timeout)
         self._renew_many = self.redis.register_script(_RENEW_MANY)
         self._append = _Lua(_APPEND)
+        self._append_saving_room = _Lua(_APPEND_SAVING_ROOM)
         self._acquire = _Lua(_ACQUIRE)
         self._renew = _Lua(_RENEW)
         self._release = _Lua(_RELEASE)
@@ -574,33 +581,73 @@ class RedisPresence(Presence):
     async def append_event(
         self, room_id: str, event: JSON, expected_seq: int | None = None, owner: str | None = None
     ) -> int:
-        keys = [self.k("log", room_id), self.k("ch", "room", room_id), self.k("lease", room_id)]
-        if expected_seq is not None and event.get("seq") == expected_seq:
-            packed, has_seq = _pack(event), "1"  # a room's event: its seq is in place already
+        return await self._append_packed(room_id, event, b"", expected_seq, owner, None)
+
+    async def append_packed(
+        self,
+        room_id: str,
+        event: JSON,
+        packed: bytes,
+        expected_seq: int | None = None,
+        owner: str | None = None,
+    ) -> int:
+        """``append_event`` of an event the room has packed already (its binary frame,
+        holding the expected seq): stored as it is, not packed again."""
+        return await self._append_packed(room_id, event, packed, expected_seq, owner, None)
+
+    async def append_packed_saving_room(
+        self,
+        room_id: str,
+        event: JSON,
+        packed: bytes,
+        expected_seq: int,
+        meta: JSON,
+        owner: str | None = None,
+    ) -> int:
+        """One script; the settings are stored only if the append is accepted."""
+        if isinstance(meta.get("invite"), str):  # put_room keeps the invite key too
+            return await super().append_packed_saving_room(
+                room_id, event, packed, expected_seq, meta, owner
+            )
+        return await self._append_packed(room_id, event, packed, expected_seq, owner, meta)
+
+    async def _append_packed(
+        self,
+        room_id: str,
+        event: JSON,
+        packed: bytes,
+        expected_seq: int | None,
+        owner: str | None,
+        meta: JSON | None,
+    ) -> int:
+        if not packed or expected_seq is None or event.get("seq") != expected_seq:
+            packed, has_seq = self._packed(event, expected_seq)
         else:
-            if "seq" in event:
-                event = {k: v for k, v in event.items() if k != "seq"}
-            packed, has_seq = _pack(event), ""
+            has_seq = "1"
+        keys = [self.k("log", room_id), self.k("ch", "room", room_id), self.k("lease", room_id)]
         expected = "" if expected_seq is None else expected_seq
-        seq = int(await self._lua(self._append, keys, packed, expected, has_seq, owner or ""))
+        args = [packed, expected, has_seq, owner or ""]
+        script = self._append
+        if meta is not None:
+            keys.append(self.k("room", room_id))
+            args.append(_dumps(meta))
+            script = self._append_saving_room
+        seq = int(await self._lua(script, keys, *args))
         if seq == 0:
             raise LeaseLost(f"room {room_id}: {owner} does not hold its lease")
         if seq < 0:
             raise SeqConflict(f"room {room_id}: next seq is {-seq}, not {expected_seq}")
         return seq
 
-    async def append_packed(
-        self, room_id: str, event: JSON, packed: bytes, expected_seq: int | None = None
-    ) -> int:
-        """``append_event`` of an event the room has packed already (its binary frame,
-        holding the expected seq): stored as it is, not packed again."""
-        if expected_seq is None or event.get("seq") != expected_seq:
-            return await self.append_event(room_id, event, expected_seq)
-        keys = [self.k("log", room_id), self.k("ch", "room", room_id)]
-        seq = int(await self._lua(self._append, keys, packed, expected_seq, "1"))
-        if seq < 0:
-            raise SeqConflict(f"room {room_id}: next seq is {-seq}, not {expected_seq}")
-        return seq
+    @staticmethod
+    def _packed(event: JSON, expected_seq: int | None) -> tuple[bytes, str]:
+        """The event packed, and "1" if it holds its (expected) seq, else "" (the script
+        adds it) with any other seq taken out."""
+        if expected_seq is not None and event.get("seq") == expected_seq:
+            return _pack(event), "1"  # a room's event: its seq is in place already
+        if "seq" in event:
+            event = {k: v for k, v in event.items() if k != "seq"}
+        return _pack(event), ""
 
     async def _x(self, *args: Any, raw: bool = False) -> Any:
         """One command on the lean connection (pipelined with every other task's)."""
