@@ -19,6 +19,7 @@ import signal
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import msgpack
 import pytest
 from arena_process import Node, start_node, stop_node
 from redis_proxy import RedisProxy
@@ -465,8 +466,9 @@ async def raw_catch_up(url: str, room: str) -> list[dict[str, Any]]:
 
 
 def move_marker(ply: int, seat: int, move: str) -> bytes:
-    """The bytes of a ``move_made`` event as the node sends it to Redis to log it."""
-    return f'"ply":{ply},"seat":{seat},"move":"{move}"'.encode()
+    """The bytes of a ``move_made`` event as the node sends it to Redis to log it (a
+    msgpack map, these three entries in a row)."""
+    return b"".join(msgpack.packb(x) for x in ("ply", ply, "seat", seat, "move", move))
 
 
 async def test_a_request_retried_after_its_owner_died_is_not_run_twice(
