@@ -6,7 +6,10 @@ EXISTS`` round trip before every pipeline that runs a script), and a room sends
 several commands per move. Here one asyncio protocol holds one connection:
 commands are encoded as they come and written once per loop iteration, replies
 are parsed as they arrive and resolve the commands' futures in order (Redis
-answers in order). RESP2, bulk strings decoded as UTF-8.
+answers in order). RESP2, bulk strings decoded as UTF-8. The protocol itself is
+not ours: hiredis (the Redis project's C parser, which redis-py uses too when
+installed) packs the commands and parses the replies, and redis-py reads the URL;
+what is ours is only the batching and the order of the futures.
 
 A command whose connection breaks before its reply is sent once more on a fresh
 connection (as redis-py's retry did: after a Redis restart the old connection
@@ -22,7 +25,10 @@ import contextlib
 from collections import deque
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import unquote, urlparse
+
+import hiredis
+from hiredis import pack_command
+from redis.connection import parse_url
 
 
 class RespConnectionError(ConnectionError):
@@ -33,61 +39,17 @@ class RespTimeout(RespConnectionError):
     """No reply in time: the command may have run, so it is not sent again."""
 
 
+class RespProtocolError(RespConnectionError):
+    """The peer's bytes are not RESP: the connection is given up."""
+
+
 class ReplyError(Exception):
     """Redis answered the command with an error (``-ERR ...``, ``-NOSCRIPT ...``)."""
 
 
-class _Incomplete(Exception):
-    """The buffer ends inside a reply: wait for more bytes."""
-
-
 def encode(args: tuple[Any, ...]) -> bytes:
-    """One command in RESP: an array of bulk strings."""
-    parts = [b"*%d\r\n" % len(args)]
-    add = parts.append
-    for a in args:
-        t = type(a)
-        b = a.encode() if t is str else a if t is bytes else str(a).encode()
-        add(b"$%d\r\n" % len(b))
-        add(b)
-        add(b"\r\n")
-    return b"".join(parts)
-
-
-def parse(buf: bytearray, pos: int, raw: bool = False) -> tuple[Any, int]:
-    """The reply starting at ``pos`` and the position after it; :class:`_Incomplete`.
-
-    Bulk strings are ``str`` (UTF-8), or ``bytes`` with ``raw``."""
-    end = buf.find(b"\r\n", pos)
-    if end < 0:
-        raise _Incomplete
-    kind = buf[pos]
-    if kind == 36:  # $ bulk string
-        n = int(buf[pos + 1 : end])
-        if n < 0:
-            return None, end + 2
-        stop = end + 2 + n
-        if len(buf) < stop + 2:
-            raise _Incomplete
-        chunk = buf[end + 2 : stop]
-        return (bytes(chunk) if raw else chunk.decode()), stop + 2
-    if kind == 58:  # : integer
-        return int(buf[pos + 1 : end]), end + 2
-    if kind == 42:  # * array
-        n = int(buf[pos + 1 : end])
-        if n < 0:
-            return None, end + 2
-        items = []
-        p = end + 2
-        for _ in range(n):
-            item, p = parse(buf, p, raw)
-            items.append(item)
-        return items, p
-    if kind == 43:  # + simple string
-        return buf[pos + 1 : end].decode(), end + 2
-    if kind == 45:  # - error
-        return ReplyError(buf[pos + 1 : end].decode()), end + 2
-    raise RespConnectionError(f"redis: unexpected reply type {chr(kind)!r}")
+    """One command in RESP (an array of bulk strings), packed by hiredis."""
+    return pack_command(args)
 
 
 class Connection(asyncio.Protocol):
@@ -100,7 +62,10 @@ class Connection(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.waiters: deque[tuple[asyncio.Future[Any], bool]] = deque()
         self.out: list[bytes] = []
-        self.buf = bytearray()
+        #: hiredis's RESP parser: bulk strings decoded as UTF-8 unless a command asks raw
+        self.reader = hiredis.Reader(
+            replyError=ReplyError, protocolError=RespProtocolError, encoding="utf-8"
+        )
         self.lost: Exception | None = None
         self.replies = 0
         self._seen = 0
@@ -148,31 +113,26 @@ class Connection(asyncio.Protocol):
         self._timer = self.loop.call_later(self.timeout / 2, self._watch)
 
     def data_received(self, data: bytes) -> None:
-        buf = self.buf
-        buf += data
-        pos = 0
+        reader = self.reader
+        reader.feed(data)
         waiters = self.waiters
         try:
             while waiters:
-                value, pos = parse(buf, pos, waiters[0][1])
+                value = reader.gets(not waiters[0][1])
+                if value is False:  # the rest of this reply is still on its way
+                    return
                 self.replies += 1
                 fut = waiters.popleft()[0]
                 if not fut.done():
                     fut.set_result(value)
             push = self.on_push
             if push is not None:
-                while True:
-                    value, pos = parse(buf, pos, True)
+                while (value := reader.gets(False)) is not False:
                     push(value)
-        except _Incomplete:
-            pass
-        except (RespConnectionError, ValueError) as exc:  # not Redis speaking: give up on it
+        except RespProtocolError as exc:  # not Redis speaking: give up on it
             self._fail(exc)
             if self.transport is not None:
                 self.transport.abort()
-            return
-        if pos:
-            del buf[:pos]
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._fail(exc or ConnectionResetError("redis closed the connection"))
@@ -204,23 +164,18 @@ class RespClient:
     """One lazily (re)opened connection to the Redis of ``url`` (redis://, rediss://, unix://)."""
 
     def __init__(self, url: str, timeout: float = 2.0, connect_timeout: float = 1.0) -> None:
-        u = urlparse(url)
-        if u.scheme not in ("redis", "rediss", "unix"):
+        if not url.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError(f"not a Redis URL: {url!r}")
+        opts = parse_url(url)  # redis-py's reading of the URL: host, port, db, user, TLS
         self.timeout = timeout
         self.connect_timeout = connect_timeout
-        self._unix = unquote(u.path) if u.scheme == "unix" else None
-        self._host = u.hostname or "localhost"
-        self._port = u.port or 6379
-        self._ssl = u.scheme == "rediss"
-        self._user = unquote(u.username) if u.username else None
-        self._password = unquote(u.password) if u.password else None
-        db = u.path.strip("/") if u.scheme != "unix" else ""
-        for part in u.query.split("&"):
-            key, _, value = part.partition("=")
-            if key == "db":
-                db = value
-        self._db = int(db) if db else 0
+        self._unix: str | None = opts.get("path")
+        self._host: str = opts.get("host") or "localhost"
+        self._port: int = opts.get("port") or 6379
+        self._ssl = url.startswith("rediss://")
+        self._user: str | None = opts.get("username")
+        self._password: str | None = opts.get("password")
+        self._db = int(opts.get("db") or 0)
         self._proto: Connection | None = None
         self._opening: asyncio.Future[Connection] | None = None
 
