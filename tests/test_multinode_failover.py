@@ -112,6 +112,19 @@ def dump(nodes: list[Node]) -> None:
         print(n.name, [e.get("event") for e in n.lines][-40:])
 
 
+@contextlib.asynccontextmanager
+async def closed_then_dumped_on_failure(nodes: list[Node], *clients: Client) -> AsyncIterator[None]:
+    """The clients are closed at the end; on a failure the nodes' last log lines are shown."""
+    try:
+        yield
+    except BaseException:
+        dump(nodes)
+        raise
+    finally:
+        for c in clients:
+            await c.close()
+
+
 async def test_redis_outage_longer_than_the_lease_keeps_the_old_owners_players_in(
     aof_redis: tuple[RedisServer, RedisPresence, str],
 ) -> None:
@@ -122,7 +135,7 @@ async def test_redis_outage_longer_than_the_lease_keeps_the_old_owners_players_i
     server, presence, prefix = aof_redis
     async with cluster(server.url, prefix, ["o1", "o2"]) as (o1, o2):
         ann, bob = await client(o1.url, "ann"), await client(o2.url, "bob")
-        try:
+        async with closed_then_dumped_on_failure([o1, o2], ann, bob):
             room = await start_game(ann, bob)
             assert await presence.room_owner(room) == "o1"
             acked: list[str] = []
@@ -149,12 +162,6 @@ async def test_redis_outage_longer_than_the_lease_keeps_the_old_owners_players_i
             # the outage is logged once by the owner's lease renewals, without a stack trace
             failed = o1.events("lease_renew_failed")
             assert len(failed) == 1 and "exception" not in failed[0], failed
-        except BaseException:
-            dump([o1, o2])
-            raise
-        finally:
-            for c in (ann, bob):
-                await c.close()
 
 
 async def test_a_move_that_lands_while_redis_hangs_reaches_every_node(
@@ -168,7 +175,7 @@ async def test_a_move_that_lands_while_redis_hangs_reaches_every_node(
     server, presence, prefix = aof_redis
     async with cluster(server.url, prefix, ["h1", "h2"], lease_ttl=6.0) as (h1, h2):
         ann, bob = await client(h1.url, "ann"), await client(h2.url, "bob")
-        try:
+        async with closed_then_dumped_on_failure([h1, h2], ann, bob):
             room = await start_game(ann, bob)
             assert await presence.room_owner(room) == "h1"
             acked: list[str] = []
@@ -196,12 +203,6 @@ async def test_a_move_that_lands_while_redis_hangs_reaches_every_node(
                 assert_gap_free(c, room)
                 assert_no_repeats(c, room)
                 assert [e.move for e in c.events(room) if e.type == "move_made"] == acked
-        except BaseException:
-            dump([h1, h2])
-            raise
-        finally:
-            for c in (ann, bob):
-                await c.close()
 
 
 async def test_an_owner_paused_past_its_lease_acknowledges_nothing_when_it_wakes(
@@ -214,7 +215,7 @@ async def test_an_owner_paused_past_its_lease_acknowledges_nothing_when_it_wakes
     presence = shared
     async with cluster(redis_url, redis_prefix, ["p1", "p2"]) as (p1, p2):
         ann, bob = await client(p1.url, "ann"), await client(p2.url, "bob")
-        try:
+        async with closed_then_dumped_on_failure([p1, p2], ann, bob):
             room = await start_game(ann, bob)
             assert await presence.room_owner(room) == "p1"
             acked: list[str] = []
@@ -240,12 +241,6 @@ async def test_an_owner_paused_past_its_lease_acknowledges_nothing_when_it_wakes
             for c in (ann, bob):
                 assert_gap_free(c, room)
                 assert [e.move for e in c.events(room) if e.type == "move_made"] == acked
-        except BaseException:
-            dump([p1, p2])
-            raise
-        finally:
-            for c in (ann, bob):
-                await c.close()
 
 
 async def test_a_stale_copy_of_a_room_reloads_rather_than_refusing_a_legal_move(
@@ -258,7 +253,7 @@ async def test_a_stale_copy_of_a_room_reloads_rather_than_refusing_a_legal_move(
     presence = shared
     async with cluster(redis_url, redis_prefix, ["q1", "q2"]) as (q1, q2):
         ann, bob = await client(q1.url, "ann"), await client(q2.url, "bob")
-        try:
+        async with closed_then_dumped_on_failure([q1, q2], ann, bob):
             room = await start_game(bob, ann)  # bob's room: q2 owns it, bob has seat 0
             assert await presence.room_owner(room) == "q2"
             acked: list[str] = []
@@ -286,12 +281,6 @@ async def test_a_stale_copy_of_a_room_reloads_rather_than_refusing_a_legal_move(
             for c in (ann, bob):
                 assert_gap_free(c, room)
                 assert [e.move for e in c.events(room) if e.type == "move_made"] == acked
-        except BaseException:
-            dump([q1, q2])
-            raise
-        finally:
-            for c in (ann, bob):
-                await c.close()
 
 
 async def test_a_seq_conflict_is_answered_unavailable_and_the_retry_is_played(
@@ -303,7 +292,7 @@ async def test_a_seq_conflict_is_answered_unavailable_and_the_retry_is_played(
     ``internal``), and the retry is played on the room as logged."""
     async with cluster(redis_url, redis_prefix, ["c1"]) as (c1,):
         ann, bob = await client(c1.url, "ann"), await client(c1.url, "bob")
-        try:
+        async with closed_then_dumped_on_failure([c1], ann, bob):
             room = await start_game(ann, bob)
             acked: list[str] = []
             seats = {0: ann, 1: bob}
@@ -325,12 +314,6 @@ async def test_a_seq_conflict_is_answered_unavailable_and_the_retry_is_played(
                 assert_gap_free(c, room)
                 assert [e.text for e in c.events(room) if e.type == "chat_message"] == ["hi"]
             assert not c1.events("request_failed")
-        except BaseException:
-            dump([c1])
-            raise
-        finally:
-            for c in (ann, bob):
-                await c.close()
 
 
 async def test_the_owner_keeps_its_rooms_for_games_longer_than_the_lease(
@@ -340,7 +323,7 @@ async def test_the_owner_keeps_its_rooms_for_games_longer_than_the_lease(
     think) stays on its node, with no takeover, and plays to its end."""
     async with cluster(redis_url, redis_prefix, ["k1", "k2"]) as (k1, k2):
         ann, bob = await client(k1.url, "ann"), await client(k2.url, "bob")
-        try:
+        async with closed_then_dumped_on_failure([k1, k2], ann, bob):
             room = await start_game(ann, bob)
             acked: list[str] = []
             seats = {0: ann, 1: bob}
@@ -353,12 +336,6 @@ async def test_the_owner_keeps_its_rooms_for_games_longer_than_the_lease(
             for n in (k1, k2):
                 assert not n.events("room_taken_over")
                 assert not n.events("lease_lost")
-        except BaseException:
-            dump([k1, k2])
-            raise
-        finally:
-            for c in (ann, bob):
-                await c.close()
 
 
 async def test_time_a_player_spent_before_the_owner_died_stays_spent(
@@ -371,7 +348,7 @@ async def test_time_a_player_spent_before_the_owner_died_stays_spent(
     think = 0.5
     async with cluster(redis_url, redis_prefix, ["t1", "t2"]) as (t1, t2):
         ann, bob = await client(t1.url, "ann"), await client(t2.url, "bob")
-        try:
+        async with closed_then_dumped_on_failure([t1, t2], ann, bob):
             t0 = asyncio.get_running_loop().time()  # before ann's clock can start
             room = await start_game(ann, bob, tc=m.Fischer(base_ms=base, increment_ms=0))
             acked: list[str] = []
@@ -403,12 +380,6 @@ async def test_time_a_player_spent_before_the_owner_died_stays_spent(
             await heard(ann, room, len(acked))
             assert await play(seats, room, acked, 200)
             assert moves_in_log(await shared.read_events(room)) == acked
-        except BaseException:
-            dump([t1, t2])
-            raise
-        finally:
-            for c in (ann, bob):
-                await c.close()
 
 
 def turn(c: Client, room: str) -> tuple[int | None, list[str], list[str]]:
@@ -481,7 +452,7 @@ async def test_a_request_retried_after_its_owner_died_is_not_run_twice(
     async with owner_behind_proxy(redis_url, redis_prefix) as (proxy, i1, i2):
         ann, bob = await client(i1.url, "ann"), await client(i2.url, "bob")
         seats = {0: ann, 1: bob}
-        try:
+        async with closed_then_dumped_on_failure([i1, i2], ann, bob):
             room = await start_game(ann, bob)
             acked: list[str] = []
             assert not await play(seats, room, acked, 1)
@@ -509,12 +480,6 @@ async def test_a_request_retried_after_its_owner_died_is_not_run_twice(
             assert any("request" in e for e in await shared.read_events(room))
             for e in await raw_catch_up(i2.url, room):
                 assert "request" not in e, e
-        except BaseException:
-            dump([i1, i2])
-            raise
-        finally:
-            for c in (ann, bob):
-                await c.close()
 
 
 async def test_a_game_whose_owner_died_between_its_last_move_and_game_over_is_finished(
@@ -526,7 +491,7 @@ async def test_a_game_whose_owner_died_between_its_last_move_and_game_over_is_fi
     async with owner_behind_proxy(redis_url, redis_prefix) as (proxy, i1, i2):
         ann, bob = await client(i1.url, "ann"), await client(i2.url, "bob")
         seats = {0: ann, 1: bob}
-        try:
+        async with closed_then_dumped_on_failure([i1, i2], ann, bob):
             room = await start_game(ann, bob)
             acked: list[str] = []
             to_move, legal, ends = turn(bob, room)
@@ -560,9 +525,3 @@ async def test_a_game_whose_owner_died_between_its_last_move_and_game_over_is_fi
             assert i2.events("room_taken_over")
             with contextlib.suppress(ArenaError):  # ann's request died with i1
                 await sent
-        except BaseException:
-            dump([i1, i2])
-            raise
-        finally:
-            for c in (ann, bob):
-                await c.close()
