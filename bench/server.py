@@ -83,6 +83,8 @@ from websockets.asyncio.server import ServerConnection, broadcast, serve
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.pairs import open_game  # the repository root is on the path now
+
 #: the same websockets settings on both sides of both servers
 WS_OPTS: dict[str, Any] = {"compression": None, "ping_interval": 20, "ping_timeout": 20}
 #: connection opens in flight per worker (the listen backlog is 100)
@@ -476,14 +478,7 @@ async def login(ws: ClientConnection, name: str) -> None:
 async def play_pair(a: Player, b: Player, window: Window, game: str, rules: str) -> None:
     """Games back to back in fresh rooms until the window closes."""
     while not window.stop.is_set():
-        a.over, b.over = asyncio.Event(), asyncio.Event()
-        state = await a.request({"type": "create_room", "game": game, "rules": rules, "seat": 0})
-        room = state["room"]
-        a.room, a.seat, b.room, b.seat = room, 0, room, 1
-        await b.request({"type": "join_room", "room": room})
-        await b.request({"type": "take_seat", "room": room, "seat": 1})
-        await a.request({"type": "ready", "room": room})
-        await b.request({"type": "ready", "room": room})
+        room = await open_game(a, b, game, rules)
         stop = asyncio.ensure_future(window.stop.wait())
         over = asyncio.ensure_future(a.over.wait())
         await asyncio.wait({stop, over}, return_when=asyncio.FIRST_COMPLETED)

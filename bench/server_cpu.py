@@ -35,6 +35,7 @@ from websockets.server import ServerProtocol
 
 sys.path.insert(0, os.getcwd())
 
+from bench.pairs import open_game
 from server.app import Arena, Config
 from server.connection import Connection
 from server.logs import configure
@@ -159,16 +160,7 @@ class Client:
 
 async def play(a: Client, b: Client, games: int) -> None:
     for _ in range(games):
-        a.over, b.over = asyncio.Event(), asyncio.Event()
-        state = await a.request(
-            {"type": "create_room", "game": "collapsi", "rules": "standard", "seat": 0}
-        )
-        room = state["room"]
-        a.room, a.seat, b.room, b.seat = room, 0, room, 1
-        await b.request({"type": "join_room", "room": room})
-        await b.request({"type": "take_seat", "room": room, "seat": 1})
-        await a.request({"type": "ready", "room": room})
-        await b.request({"type": "ready", "room": room})
+        room = await open_game(a, b)
         await a.over.wait()
         await b.over.wait()
         await a.request({"type": "leave_room", "room": room})
