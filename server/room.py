@@ -322,8 +322,15 @@ class Room:
         return wire
 
     async def _lobby_update(self) -> None:
-        if not self.settings.private and not self.closed:
-            await self.arena.presence.lobby_upsert(self.id, self.summary_wire())
+        summary = self._lobby_summary()
+        if summary is not None:
+            await self.arena.presence.lobby_upsert(self.id, summary)
+
+    def _lobby_summary(self) -> dict[str, Any] | None:
+        """The room's lobby entry as it is now; None if the room has none (private, closed)."""
+        if self.settings.private or self.closed:
+            return None
+        return self.summary_wire()
 
     def state_for(self, session: str | None, re: Any = None) -> m.RoomState:
         s = self.settings
@@ -371,8 +378,9 @@ class Room:
         seq = self.seq + 1
         await self._log_and_send(Outgoing.of(cls(room=self.id, seq=seq, **fields)), seq)
 
-    async def emit_wire(self, type_: str, **fields: Any) -> None:
-        """:meth:`emit` for the frequent events, built as wire data without a model.
+    async def emit_wire(self, type_: str, *, lobby: bool = False, **fields: Any) -> None:
+        """:meth:`emit` for the frequent events, built as wire data without a model;
+        ``lobby``: the lobby entry is updated with the event (see :meth:`_log_and_send`).
 
         ``fields`` must be in the model's order and already wire data: the event is
         then exactly ``to_wire(cls(room=..., seq=..., **fields))`` (top-level nulls
@@ -383,10 +391,17 @@ class Room:
         for key, value in fields.items():
             if value is not None:
                 wire[key] = value
-        await self._log_and_send(Outgoing(wire), seq)
+        await self._log_and_send(Outgoing(wire), seq, lobby=lobby)
 
-    async def _log_and_send(self, out: Outgoing, seq: int, reply: tuple | None = None) -> None:
-        """``reply``: (session, request id): that member gets the event as its reply (``re``)."""
+    async def _log_and_send(
+        self, out: Outgoing, seq: int, reply: tuple | None = None, lobby: bool = False
+    ) -> None:
+        """``reply``: (session, request id): that member gets the event as its reply (``re``).
+
+        ``lobby``: the room's lobby entry is updated (``_lobby_update``) with the event, in
+        the same round trip; the room's state is already what the entry should show.
+        """
+        summary = self._lobby_summary() if lobby else None
         meta = None
         if self.arena.cluster is not None and out.type in MEMBERSHIP_EVENTS:
             meta = self._members_meta()
@@ -397,11 +412,11 @@ class Room:
             wire, packed = {**wire, "request": self.request}, b""
         if meta is None:
             await self.arena.presence.append_packed(
-                self.id, wire, packed, expected_seq=seq, owner=owner
+                self.id, wire, packed, expected_seq=seq, owner=owner, lobby=summary
             )
         else:  # the members saved with the event: one round trip
             await self.arena.presence.append_packed_saving_room(
-                self.id, wire, packed, seq, meta, owner
+                self.id, wire, packed, seq, meta, owner, summary
             )
             self._saved_meta = meta
         self.seq = seq
@@ -531,8 +546,7 @@ class Room:
         if current is not None:
             await self._free_seat(current)
         self.seats[seat] = SeatState(session, dict(player))
-        await self.emit_wire("seat_taken", seat=seat, player=player_wire(player))
-        await self._lobby_update()
+        await self.emit_wire("seat_taken", seat=seat, player=player_wire(player), lobby=True)
         if self.settings.quick:
             await self._maybe_start(require_ready=False)
         return seat
@@ -581,17 +595,23 @@ class Room:
             await self._free_seat(seat)
         if role == "player":
             name = self.arena.session_name(session) or "?"
-            await self.emit_wire("player_left", name=name)
+            # the lobby entry goes with the event, unless the room closes (below)
+            stays = self.playing or any(
+                r == "player" for s, r in self.members.items() if s != session
+            )
+            await self.emit_wire("player_left", name=name, lobby=stays)
         self.members.pop(session, None)
         self.arena.forget_room(session, self.id)
         if role == "spectator":
             await self._save_members()
-        await self._after_membership_change()
+        await self._after_membership_change(lobby_done=role == "player")
 
-    async def _after_membership_change(self) -> None:
+    async def _after_membership_change(self, lobby_done: bool = False) -> None:
+        """Close the room if no player is left, else update its lobby entry (unless the
+        event of the change did already: ``lobby_done``)."""
         if not any(r == "player" for r in self.members.values()) and not self.playing:
             await self.close("empty")
-        else:
+        elif not lobby_done:
             await self._lobby_update()
 
     async def close(self, reason: str) -> None:
@@ -695,12 +715,11 @@ class Room:
         wire["legal_moves"] = legal if not match.over else []
         if events[0]["clocks"] is not None:
             wire["clock"] = {"remaining_ms": list(events[0]["clocks"]), "running": to_move}
-        await self._log_and_send(Outgoing(wire), seq)
+        await self._log_and_send(Outgoing(wire), seq, lobby=True)
         self.arena.metrics.games_started.labels(s.game).inc()
         self.arena.metrics.games_live.inc()
         self.log.info("game_started", game=s.game, number=self.game_number, players=players)
-        await self._apply(events[1:])
-        await self._lobby_update()
+        await self._apply(events[1:])  # (a deal nobody can move in: game_over updates it)
 
     async def move(self, session: str, move: str, re: Any = None) -> None:
         """Play ``move``; with ``re`` (a ``move`` with ``reply: "event"``) the mover's
@@ -824,11 +843,11 @@ class Room:
             result=result.to_dict(),
             ratings=changes,
             record=record_id,
+            lobby=True,
         )
         self.arena.metrics.games_finished.labels(s.game, result.reason).inc()
         self.arena.metrics.games_live.dec()
         self.log.info("game_over", number=self.game_number, result=result.to_dict())
-        await self._lobby_update()
 
     async def _rate(self, result: Result) -> list[dict[str, Any]]:
         """Rate the game; the changes as protocol ``RatingChange`` wire data."""

@@ -202,6 +202,42 @@ async def test_append_packed_saving_room(presence: Presence) -> None:
     assert await presence.last_seq("r1") == 1
 
 
+async def test_appends_updating_the_lobby(presence: Presence) -> None:
+    """``lobby``: the room's entry is upserted (and published after the event) only when
+    the event is appended; a refused append changes neither the log nor the lobby."""
+    assert await presence.acquire_room("r1", "node-a", ttl=5)
+    first = {"type": "seat_taken", "room": "r1", "seq": 1, "seat": 0}
+    second = {"type": "game_started", "room": "r1", "seq": 2}
+    meta = {"game": "collapsi", "invite": None, "members": {"s1": {"role": "player"}}}
+    summary = {"room": "r1", "game": "collapsi", "status": "waiting", "seats": ["é", None]}
+    async with (
+        await presence.subscribe_lobby() as lobby,
+        await presence.subscribe_room("r1") as room,
+    ):
+        packed = msgpack.packb(first)
+        assert await presence.append_packed("r1", first, packed, 1, "node-a", summary) == 1
+        assert await _next(room) == first
+        assert await _next(lobby) == {"op": "upsert", "room": summary}
+        assert await presence.lobby_list() == [summary]
+        playing = {**summary, "status": "playing"}
+        packed = msgpack.packb(second)
+        with pytest.raises(SeqConflict):
+            await presence.append_packed("r1", second, packed, 3, "node-a", playing)
+        with pytest.raises(LeaseLost):
+            await presence.append_packed_saving_room(
+                "r1", second, packed, 2, meta, "node-b", playing
+            )
+        assert await presence.lobby_list() == [summary]
+        assert await presence.append_packed_saving_room(
+            "r1", second, packed, 2, meta, "node-a", playing
+        )
+        assert await _next(room) == second
+        assert await _next(lobby) == {"op": "upsert", "room": playing}
+    assert await presence.lobby_list() == [playing]
+    assert await presence.get_room("r1") == meta
+    assert await presence.read_events("r1") == [first, second]
+
+
 async def test_room_leases(presence: Presence) -> None:
     assert await presence.room_owner("r1") is None
     assert await presence.acquire_room("r1", "node-a", ttl=5)

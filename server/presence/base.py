@@ -217,14 +217,21 @@ class Presence(ABC):
         packed: bytes,
         expected_seq: int | None = None,
         owner: str | None = None,
+        lobby: JSON | None = None,
     ) -> int:
         """:meth:`append_event` for an event the caller has packed already.
 
         ``packed`` is ``event`` in msgpack (``use_bin_type``), its ``"seq"`` the one
         expected: a room has this frame to send anyway, and a store keeping packed
         events need not pack it again. By default the same as :meth:`append_event`.
+        With ``lobby`` (the room's summary after the event), then
+        ``lobby_upsert(room_id, lobby)``, only if the event was appended: one round trip
+        where the store allows it (a room's lobby entry changes with some of its events).
         """
-        return await self.append_event(room_id, event, expected_seq=expected_seq, owner=owner)
+        seq = await self.append_event(room_id, event, expected_seq=expected_seq, owner=owner)
+        if lobby is not None:
+            await self.lobby_upsert(room_id, lobby)
+        return seq
 
     async def append_packed_saving_room(
         self,
@@ -234,11 +241,12 @@ class Presence(ABC):
         expected_seq: int,
         meta: JSON,
         owner: str | None = None,
+        lobby: JSON | None = None,
     ) -> int:
         """``put_room(meta)``, then :meth:`append_packed`: one round trip where the store
         allows it (a room saves its members for a takeover before each membership event)."""
         await self.put_room(room_id, meta)
-        return await self.append_packed(room_id, event, packed, expected_seq, owner)
+        return await self.append_packed(room_id, event, packed, expected_seq, owner, lobby)
 
     @abstractmethod
     async def read_events(

@@ -232,6 +232,7 @@ class MemoryPresence(Presence):
         packed: bytes,
         expected_seq: int | None = None,
         owner: str | None = None,
+        lobby: JSON | None = None,
     ) -> int:
         if owner is not None and self._lease(room_id) != owner:
             raise LeaseLost(f"room {room_id}: {owner} does not hold its lease")
@@ -246,6 +247,8 @@ class MemoryPresence(Presence):
         if subs:
             for sub in list(subs):
                 sub.publish_packed(packed)
+        if lobby is not None:
+            await self.lobby_upsert(room_id, lobby)
         return seq
 
     async def read_events(

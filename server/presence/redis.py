@@ -171,6 +171,20 @@ _APPEND_SAVING_ROOM = _APPEND.replace(
     "local ev = ARGV[1]", "redis.call('SET', KEYS[4], ARGV[5])\nlocal ev = ARGV[1]"
 )
 
+#: the upsert event's head (_UPSERT_HEAD) as a Lua string literal, byte by byte
+_LUA_UPSERT_HEAD = "'" + "".join(f"\\{b:03d}" for b in _UPSERT_HEAD) + "'"
+
+# appended to an append script: KEYS: ..., lobby hash, lobby channel; ARGV: ..., room id,
+# summary (msgpack): the room's lobby entry set and its upsert published (as _LOBBY_UPSERT)
+# once the event is appended
+_WITH_LOBBY = (
+    "redis.call('HSET', KEYS[#KEYS - 1], ARGV[#ARGV - 1], ARGV[#ARGV])\n"
+    f"redis.call('PUBLISH', KEYS[#KEYS], {_LUA_UPSERT_HEAD} .. ARGV[#ARGV])\n"
+    "return seq\n"
+)
+_APPEND_LOBBY = _APPEND.replace("return seq\n", _WITH_LOBBY)
+_APPEND_SAVING_ROOM_LOBBY = _APPEND_SAVING_ROOM.replace("return seq\n", _WITH_LOBBY)
+
 # KEYS: lease; ARGV: node, ttl ms
 _ACQUIRE = """
 local v = redis.call('GET', KEYS[1])
@@ -379,6 +393,8 @@ class RedisPresence(Presence):
         self._renew_many = self.redis.register_script(_RENEW_MANY)
         self._append = _Lua(_APPEND)
         self._append_saving_room = _Lua(_APPEND_SAVING_ROOM)
+        self._append_lobby = _Lua(_APPEND_LOBBY)
+        self._append_saving_room_lobby = _Lua(_APPEND_SAVING_ROOM_LOBBY)
         self._acquire = _Lua(_ACQUIRE)
         self._renew = _Lua(_RENEW)
         self._release = _Lua(_RELEASE)
@@ -590,10 +606,12 @@ class RedisPresence(Presence):
         packed: bytes,
         expected_seq: int | None = None,
         owner: str | None = None,
+        lobby: JSON | None = None,
     ) -> int:
         """``append_event`` of an event the room has packed already (its binary frame,
-        holding the expected seq): stored as it is, not packed again."""
-        return await self._append_packed(room_id, event, packed, expected_seq, owner, None)
+        holding the expected seq): stored as it is, not packed again; the lobby entry in
+        the same script."""
+        return await self._append_packed(room_id, event, packed, expected_seq, owner, None, lobby)
 
     async def append_packed_saving_room(
         self,
@@ -603,13 +621,15 @@ class RedisPresence(Presence):
         expected_seq: int,
         meta: JSON,
         owner: str | None = None,
+        lobby: JSON | None = None,
     ) -> int:
-        """One script; the settings are stored only if the append is accepted."""
+        """One script; the settings (and the lobby entry) are stored only if the append is
+        accepted."""
         if isinstance(meta.get("invite"), str):  # put_room keeps the invite key too
             return await super().append_packed_saving_room(
-                room_id, event, packed, expected_seq, meta, owner
+                room_id, event, packed, expected_seq, meta, owner, lobby
             )
-        return await self._append_packed(room_id, event, packed, expected_seq, owner, meta)
+        return await self._append_packed(room_id, event, packed, expected_seq, owner, meta, lobby)
 
     async def _append_packed(
         self,
@@ -619,6 +639,7 @@ class RedisPresence(Presence):
         expected_seq: int | None,
         owner: str | None,
         meta: JSON | None,
+        lobby: JSON | None = None,
     ) -> int:
         if not packed or expected_seq is None or event.get("seq") != expected_seq:
             packed, has_seq = self._packed(event, expected_seq)
@@ -632,6 +653,10 @@ class RedisPresence(Presence):
             keys.append(self.k("room", room_id))
             args.append(_dumps(meta))
             script = self._append_saving_room
+        if lobby is not None:
+            keys += (self.k("lobby"), self.k("ch", "lobby"))
+            args += (room_id, _pack(lobby))
+            script = self._append_lobby if meta is None else self._append_saving_room_lobby
         seq = int(await self._lua(script, keys, *args))
         if seq == 0:
             raise LeaseLost(f"room {room_id}: {owner} does not hold its lease")
