@@ -147,6 +147,9 @@ class Room:
         self._deadline: asyncio.TimerHandle | None = None
         self._loop = asyncio.get_running_loop()
         self._moves_metric = arena.metrics.moves.labels(settings.game)
+        #: events logged with the next one (``_log_and_send(hold=True)``): the event, its
+        #: wire data and packed form as logged, the reply, the members to send it to
+        self._held: list[tuple[Outgoing, dict[str, Any], bytes, tuple | None, list[str]]] = []
         #: the lobby entry's time control (settings never change): dumped once
         self._time_control_wire = settings.time_control.model_dump(mode="json")
         self.log = log.bind(room=self.id)
@@ -171,7 +174,11 @@ class Room:
             if fn is None:
                 return
             try:
-                result = await fn(*args)
+                try:
+                    result = await fn(*args)
+                finally:
+                    if self._held:  # (an error after a held event): the turn logs it
+                        await self._log_held()
             except Exception as exc:
                 if not isinstance(exc, PresenceError) and self.arena.cluster is not None:
                     exc = await self.arena.cluster.check_refusal(self, exc)
@@ -378,9 +385,11 @@ class Room:
         seq = self.seq + 1
         await self._log_and_send(Outgoing.of(cls(room=self.id, seq=seq, **fields)), seq)
 
-    async def emit_wire(self, type_: str, *, lobby: bool = False, **fields: Any) -> None:
+    async def emit_wire(
+        self, type_: str, *, lobby: bool = False, hold: bool = False, **fields: Any
+    ) -> None:
         """:meth:`emit` for the frequent events, built as wire data without a model;
-        ``lobby``: the lobby entry is updated with the event (see :meth:`_log_and_send`).
+        ``lobby`` and ``hold`` as in :meth:`_log_and_send`.
 
         ``fields`` must be in the model's order and already wire data: the event is
         then exactly ``to_wire(cls(room=..., seq=..., **fields))`` (top-level nulls
@@ -391,25 +400,43 @@ class Room:
         for key, value in fields.items():
             if value is not None:
                 wire[key] = value
-        await self._log_and_send(Outgoing(wire), seq, lobby=lobby)
+        await self._log_and_send(Outgoing(wire), seq, lobby=lobby, hold=hold)
 
     async def _log_and_send(
-        self, out: Outgoing, seq: int, reply: tuple | None = None, lobby: bool = False
+        self,
+        out: Outgoing,
+        seq: int,
+        reply: tuple | None = None,
+        lobby: bool = False,
+        hold: bool = False,
     ) -> None:
         """``reply``: (session, request id): that member gets the event as its reply (``re``).
 
         ``lobby``: the room's lobby entry is updated (``_lobby_update``) with the event, in
         the same round trip; the room's state is already what the entry should show.
+
+        ``hold``: another event follows in this turn of the actor (a leave's
+        ``seat_freed`` then ``player_left``): this one is logged with it, in one round
+        trip, and sent to its members (as they are now) once both are logged. Nobody is
+        told of a held event before it is logged, and a turn never ends with one held
+        (:meth:`_serve_inbox` logs what is left).
         """
+        # the binary frame is the packed event: a store keeping msgpack need not pack it again
+        wire, packed = out.wire, out.frame(True)
+        if self.request is not None:  # a forwarded request's id is logged with its events
+            wire, packed = {**wire, "request": self.request}, b""
+        if hold or self._held:
+            assert not (hold and lobby), "the lobby entry goes with the last event"
+            self._held.append((out, wire, packed, reply, list(self.members)))
+            self.seq = seq
+            if not hold:
+                await self._log_held(lobby)
+            return
         summary = self._lobby_summary() if lobby else None
         meta = None
         if self.arena.cluster is not None and out.type in MEMBERSHIP_EVENTS:
             meta = self._members_meta()
         owner = None if self.arena.cluster is None else self.arena.node  # fenced by the lease
-        # the binary frame is the packed event: a store keeping msgpack need not pack it again
-        wire, packed = out.wire, out.frame(True)
-        if self.request is not None:  # a forwarded request's id is logged with its events
-            wire, packed = {**wire, "request": self.request}, b""
         if meta is None:
             await self.arena.presence.append_packed(
                 self.id, wire, packed, expected_seq=seq, owner=owner, lobby=summary
@@ -425,6 +452,31 @@ class Room:
                 self.arena.deliver(session, out.replying(reply[1]))
             else:
                 self.arena.deliver(session, out)
+
+    async def _log_held(self, lobby: bool = False) -> None:
+        """Log the held events in one round trip, then send each to its members."""
+        held, self._held = self._held, []
+        first = self.seq - len(held) + 1
+        summary = self._lobby_summary() if lobby else None
+        meta = None
+        if self.arena.cluster is not None and any(h[0].type in MEMBERSHIP_EVENTS for h in held):
+            meta = self._members_meta()  # the members as they are after the last one
+        owner = None if self.arena.cluster is None else self.arena.node
+        try:
+            await self.arena.presence.append_packed_many(
+                self.id, [(h[1], h[2]) for h in held], first, owner, meta, summary
+            )
+        except BaseException:
+            self.seq = first - 1  # none of them is logged
+            raise
+        if meta is not None:
+            self._saved_meta = meta
+        for out, _, _, reply, members in held:
+            for session in members:
+                if reply is not None and session == reply[0]:
+                    self.arena.deliver(session, out.replying(reply[1]))
+                else:
+                    self.arena.deliver(session, out)
 
     async def _save_members(self) -> None:
         """Several nodes: keep the members' sessions in presence, so a takeover knows them."""
@@ -445,18 +497,25 @@ class Room:
 
     # -- membership -------------------------------------------------------------------------
     async def join(
-        self, session: str, player: dict[str, Any] | None, role: str, re: Any, reply: bool = True
+        self,
+        session: str,
+        player: dict[str, Any] | None,
+        role: str,
+        re: Any,
+        reply: bool = True,
+        hold: bool = False,
     ) -> None:
         """Add a member and send it the room state.
 
         Replies are sent from inside the actor, so no later event can overtake them.
+        ``hold``: the caller emits another event at once (see :meth:`_log_and_send`).
         """
         if role == "player":
             if player is None:
                 raise ProtocolError(ErrorCode.NOT_AUTHENTICATED, "log in to join as a player")
             if self.members.get(session) != "player":
                 self.members[session] = "player"  # first, so the joiner gets its own event
-                await self.emit_wire("player_joined", player=player_wire(player))
+                await self.emit_wire("player_joined", player=player_wire(player), hold=hold)
         elif session not in self.members:  # (a private room's invite was checked already)
             self.members[session] = "spectator"
             await self._save_members()
@@ -469,7 +528,8 @@ class Room:
     ) -> None:
         """The creator joins, takes ``seat`` (if given) and gets the state: one actor
         turn, so its events and the state share one write (server.connection)."""
-        await self.join(creator, player, "player", None, reply=False)
+        # with a seat, player_joined and seat_taken are logged together
+        await self.join(creator, player, "player", None, reply=False, hold=seat is not None)
         if seat is not None:
             await self.take_seat(creator, player, seat)
         else:
@@ -551,13 +611,13 @@ class Room:
             await self._maybe_start(require_ready=False)
         return seat
 
-    async def _free_seat(self, seat: int) -> None:
+    async def _free_seat(self, seat: int, hold: bool = False) -> None:
         st = self.seats[seat]
         if st is None:
             return
         self.seats[seat] = None
         self.rematch_offers.discard(seat)
-        await self.emit_wire("seat_freed", seat=seat, name=st.player["name"])
+        await self.emit_wire("seat_freed", seat=seat, name=st.player["name"], hold=hold)
 
     async def leave_seat(self, session: str) -> None:
         seat = self.seat_of(session)
@@ -580,7 +640,9 @@ class Room:
         assert st is not None
         if st.ready != ready:
             st.ready = ready
-            await self.emit_wire("ready_changed", seat=seat, ready=ready)
+            # the last ready starts the game: logged with game_started
+            starts = ready and all(s is not None and s.ready for s in self.seats)
+            await self.emit_wire("ready_changed", seat=seat, ready=ready, hold=starts)
         await self._maybe_start(require_ready=True)
 
     async def leave(self, session: str, reason: str = "resign") -> None:
@@ -592,14 +654,16 @@ class Room:
         if seat is not None:
             if self.playing:
                 await self._forfeit(seat, reason)
-            await self._free_seat(seat)
+            # (a seated member is a player: player_left follows, logged with it)
+            await self._free_seat(seat, hold=role == "player")
         if role == "player":
             name = self.arena.session_name(session) or "?"
-            # the lobby entry goes with the event, unless the room closes (below)
+            # the lobby entry goes with the event, unless the room closes (below): then
+            # room_closed follows, logged with it
             stays = self.playing or any(
                 r == "player" for s, r in self.members.items() if s != session
             )
-            await self.emit_wire("player_left", name=name, lobby=stays)
+            await self.emit_wire("player_left", name=name, lobby=stays, hold=not stays)
         self.members.pop(session, None)
         self.arena.forget_room(session, self.id)
         if role == "spectator":

@@ -238,6 +238,37 @@ async def test_appends_updating_the_lobby(presence: Presence) -> None:
     assert await presence.read_events("r1") == [first, second]
 
 
+async def test_append_packed_many(presence: Presence) -> None:
+    """Several events in one call: logged and published in order with consecutive seqs,
+    the settings and the lobby entry with them; refused as a whole (seq, lease)."""
+    assert await presence.acquire_room("r1", "node-a", ttl=5)
+    first = {"type": "player_joined", "room": "r1", "seq": 1, "player": {"name": "é"}}
+    assert await presence.append_packed("r1", first, msgpack.packb(first), 1, "node-a") == 1
+    freed = {"type": "seat_freed", "room": "r1", "seq": 2, "seat": 0}
+    left = {"type": "player_left", "room": "r1", "seq": 3, "name": "é", "request": "k1"}
+    closed = {"type": "room_closed", "room": "r1", "seq": 9}  # a wrong seq: packed again
+    events = [(freed, msgpack.packb(freed)), (left, b""), (closed, msgpack.packb(closed))]
+    meta = {"game": "collapsi", "invite": None, "members": {}}
+    summary = {"room": "r1", "status": "waiting"}
+    with pytest.raises(SeqConflict):
+        await presence.append_packed_many("r1", events, 3, "node-a")
+    with pytest.raises(LeaseLost):
+        await presence.append_packed_many("r1", events, 2, "node-b")
+    assert await presence.last_seq("r1") == 1
+    assert await presence.lobby_list() == []
+    async with (
+        await presence.subscribe_lobby() as lobby,
+        await presence.subscribe_room("r1") as room,
+    ):
+        assert await presence.append_packed_many("r1", events, 2, "node-a", meta, summary) == 4
+        logged = [freed, left, {**closed, "seq": 4}]
+        assert [await _next(room) for _ in range(3)] == logged
+        assert await _next(lobby) == {"op": "upsert", "room": summary}
+    assert await presence.read_events("r1") == [first, *logged]
+    assert await presence.get_room("r1") == meta
+    assert await presence.lobby_list() == [summary]
+
+
 async def test_room_leases(presence: Presence) -> None:
     assert await presence.room_owner("r1") is None
     assert await presence.acquire_room("r1", "node-a", ttl=5)

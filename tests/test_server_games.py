@@ -147,6 +147,39 @@ async def test_every_room_event_of_a_room_is_exactly_its_models_wire(arena: Any)
     assert len(over["ratings"]) == 2
 
 
+async def test_a_turn_logs_and_sends_its_held_events_even_when_it_fails(arena: Any) -> None:
+    """Events a room holds to log with the next one (server.room ``hold``) are logged
+    together, in order, before anyone sees them; a turn that fails after holding one
+    still logs and sends it, and the room's next event follows it."""
+    await arena.start()
+    room, (ann, bob) = await seat_players(arena, "collapsi", ["ann", "bob"])
+    live = arena.arena.rooms[room]
+    before = live.seq
+
+    async def held_then_failed() -> None:
+        await live.emit_wire("ready_changed", seat=0, ready=False, hold=True)
+        assert await arena.arena.presence.last_seq(room) == before  # not logged yet
+        assert not [e for e in bob.events(room) if e.seq > before]  # nor sent
+        raise RuntimeError("a bug after a held event")
+
+    with pytest.raises(RuntimeError):
+        await live.ask(held_then_failed)
+    ev = await bob.next(type="ready_changed", room=room, where=lambda e: e.seq > before)
+    assert ev.seq == before + 1 and live.seq == before + 1
+    await ann.ready(room)
+    await bob.ready(room)  # the last ready: ready_changed and game_started in one append
+    started = await bob.next(type="game_started", room=room)
+    assert started.seq == before + 4
+    logged = await arena.arena.presence.read_events(room, after_seq=before)
+    assert [e["type"] for e in logged] == [
+        "ready_changed",
+        "ready_changed",
+        "ready_changed",
+        "game_started",
+    ]
+    check_event_stream(bob.events(room))
+
+
 async def test_a_move_is_answered_by_ack_or_by_its_own_move_made(arena: Any) -> None:
     """``move`` without ``reply`` gets ``ack``; with ``reply: "event"`` its mover's
     ``move_made`` carries ``re`` and no ``ack`` follows; the others' copy has no ``re``."""

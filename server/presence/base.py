@@ -248,6 +248,31 @@ class Presence(ABC):
         await self.put_room(room_id, meta)
         return await self.append_packed(room_id, event, packed, expected_seq, owner, lobby)
 
+    async def append_packed_many(
+        self,
+        room_id: str,
+        events: list[tuple[JSON, bytes]],
+        expected_seq: int,
+        owner: str | None = None,
+        meta: JSON | None = None,
+        lobby: JSON | None = None,
+    ) -> int:
+        """Several events (``(event, packed)`` as for :meth:`append_packed`), the first
+        expected at ``expected_seq``, the others after it; returns the last one's seq.
+        With ``meta``, ``put_room(meta)`` first; with ``lobby``, the lobby entry after.
+        One round trip and all or nothing where the store allows it (a room logs the
+        events of one of its turns together: a leave's ``seat_freed`` and ``player_left``);
+        by default one :meth:`append_packed` after the other."""
+        if meta is not None:
+            await self.put_room(room_id, meta)
+        seq = expected_seq
+        for i, (event, packed) in enumerate(events):
+            last = i == len(events) - 1
+            seq = await self.append_packed(
+                room_id, event, packed, expected_seq + i, owner, lobby if last else None
+            )
+        return seq
+
     @abstractmethod
     async def read_events(
         self, room_id: str, after_seq: int = 0, limit: int | None = None

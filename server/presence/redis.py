@@ -185,6 +185,40 @@ _WITH_LOBBY = (
 _APPEND_LOBBY = _APPEND.replace("return seq\n", _WITH_LOBBY)
 _APPEND_SAVING_ROOM_LOBBY = _APPEND_SAVING_ROOM.replace("return seq\n", _WITH_LOBBY)
 
+# KEYS: log, channel, lease, room, lobby hash, lobby channel; ARGV: owner or "" (fencing
+# as in _APPEND), the first event's expected seq, the room's settings JSON or "" (set when
+# the appends are accepted), room id, lobby summary (msgpack) or "", then the events
+# (msgpack maps holding their seqs): all appended and published in order, or none
+_APPEND_MANY = (
+    """
+if ARGV[1] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[1] then
+  return 0
+end
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local seq = 1
+if #last > 0 then
+  seq = tonumber(string.match(last[1][1], '^(%d+)')) + 1
+end
+if tonumber(ARGV[2]) ~= seq then
+  return -seq
+end
+if ARGV[3] ~= '' then
+  redis.call('SET', KEYS[4], ARGV[3])
+end
+for i = 6, #ARGV do
+  redis.call('XADD', KEYS[1], seq .. '-1', 'e', ARGV[i])
+  redis.call('PUBLISH', KEYS[2], ARGV[i])
+  seq = seq + 1
+end
+if ARGV[5] ~= '' then
+  redis.call('HSET', KEYS[5], ARGV[4], ARGV[5])
+"""
+    f"  redis.call('PUBLISH', KEYS[6], {_LUA_UPSERT_HEAD} .. ARGV[5])\n"
+    """end
+return seq - 1
+"""
+)
+
 # KEYS: lease; ARGV: node, ttl ms
 _ACQUIRE = """
 local v = redis.call('GET', KEYS[1])
@@ -394,6 +428,7 @@ class RedisPresence(Presence):
         self._append = _Lua(_APPEND)
         self._append_saving_room = _Lua(_APPEND_SAVING_ROOM)
         self._append_lobby = _Lua(_APPEND_LOBBY)
+        self._append_many = _Lua(_APPEND_MANY)
         self._append_saving_room_lobby = _Lua(_APPEND_SAVING_ROOM_LOBBY)
         self._acquire = _Lua(_ACQUIRE)
         self._renew = _Lua(_RENEW)
@@ -658,6 +693,36 @@ class RedisPresence(Presence):
             args += (room_id, _pack(lobby))
             script = self._append_lobby if meta is None else self._append_saving_room_lobby
         seq = int(await self._lua(script, keys, *args))
+        if seq == 0:
+            raise LeaseLost(f"room {room_id}: {owner} does not hold its lease")
+        if seq < 0:
+            raise SeqConflict(f"room {room_id}: next seq is {-seq}, not {expected_seq}")
+        return seq
+
+    async def append_packed_many(
+        self,
+        room_id: str,
+        events: list[tuple[JSON, bytes]],
+        expected_seq: int,
+        owner: str | None = None,
+        meta: JSON | None = None,
+        lobby: JSON | None = None,
+    ) -> int:
+        """One script: every event or none, the settings and lobby entry with them."""
+        if meta is not None and isinstance(meta.get("invite"), str):  # put_room: invite key
+            return await super().append_packed_many(
+                room_id, events, expected_seq, owner, meta, lobby
+            )
+        packs = []
+        for seq, (event, packed) in enumerate(events, expected_seq):
+            if not packed or event.get("seq") != seq:
+                packed = _pack({**event, "seq": seq})
+            packs.append(packed)
+        keys = [self.k("log", room_id), self.k("ch", "room", room_id), self.k("lease", room_id)]
+        keys += (self.k("room", room_id), self.k("lobby"), self.k("ch", "lobby"))
+        args = [owner or "", expected_seq, "" if meta is None else _dumps(meta), room_id]
+        args.append(b"" if lobby is None else _pack(lobby))
+        seq = int(await self._lua(self._append_many, keys, *args, *packs))
         if seq == 0:
             raise LeaseLost(f"room {room_id}: {owner} does not hold its lease")
         if seq < 0:
