@@ -114,6 +114,9 @@ class Arena:
         self.server: Server | None = None
         self._match_now = asyncio.Event()
         self._background: set[asyncio.Task[Any]] = set()
+        #: sessions whose data is to be saved, in one call per loop step (_save_session)
+        self._unsaved: dict[str, Session] = {}
+        self._saving: asyncio.Future[None] | None = None
         self.log = log.bind(node=self.node)
         #: several nodes share the presence store: rooms reachable from any node (server.cluster)
         self.cluster: Any = None
@@ -235,7 +238,7 @@ class Arena:
         s = self.sessions.get(session)
         if s is not None and room_id in s.rooms:
             s.rooms.discard(room_id)
-            self.spawn(self._save_session(s))
+            self._save_session_soon(s)
         elif s is None and self.cluster is not None:
             self.cluster.forget(session, room_id)
 
@@ -262,11 +265,34 @@ class Arena:
         return room
 
     async def _save_session(self, s: Session) -> None:
+        """Save the session's data (its rooms) in presence; done when it is saved (or
+        the save failed: ignored, as a session's rooms are saved again on each change)."""
+        saved = self._save_session_soon(s)
+        if saved is not None:
+            await asyncio.shield(saved)
+
+    def _save_session_soon(self, s: Session) -> asyncio.Future[None] | None:
+        """Save the session's data without waiting (None: its node saves it). The saves
+        asked for in one loop step go to presence in one call (``update_sessions``),
+        each session's data as it is then: under load, several per call."""
         if self.cluster is not None and s.node and s.node != self.node:  # matched from here
             self.cluster.send(s.node, {"k": "rooms", "s": s.id, "rooms": sorted(s.rooms)})
-            return
-        with contextlib.suppress(Exception):
-            await self.presence.update_session(s.id, s.data())
+            return None
+        self._unsaved[s.id] = s
+        if self._saving is None:
+            self._saving = asyncio.get_running_loop().create_future()
+            self.spawn(self._save_sessions())  # runs at the next step: the batch is taken then
+        return self._saving
+
+    async def _save_sessions(self) -> None:
+        batch, self._unsaved = self._unsaved, {}
+        saved, self._saving = self._saving, None
+        try:
+            with contextlib.suppress(Exception):
+                await self.presence.update_sessions({i: s.data() for i, s in batch.items()})
+        finally:
+            if saved is not None and not saved.done():
+                saved.set_result(None)
 
     async def room_closed(self, room: Room) -> None:
         self.rooms.pop(room.id, None)

@@ -83,6 +83,17 @@ async def test_session_create_get_update_end(presence: Presence) -> None:
     assert await presence.resume_session("tok-1") is None
 
 
+async def test_update_sessions_updates_the_live_ones(presence: Presence) -> None:
+    await presence.create_session("s1", "tok-1", {"rooms": []}, ttl=30)
+    await presence.create_session("s2", "tok-2", {"rooms": ["r0"]}, ttl=30)
+    await presence.end_session("s2")
+    await presence.update_sessions({})
+    await presence.update_sessions({"s1": {"rooms": ["r1"]}, "s2": {"rooms": ["r2"]}})
+    assert await presence.get_session("s1") == {"rooms": ["r1"]}
+    assert await presence.get_session("s2") is None  # ended: not brought back
+    assert await presence.resume_session("tok-1") == ("s1", {"rooms": ["r1"]})
+
+
 async def test_session_values_are_copies(presence: Presence) -> None:
     data = {"rooms": ["a"]}
     await presence.create_session("s1", "t", data, ttl=30)

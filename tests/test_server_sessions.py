@@ -48,6 +48,28 @@ async def test_names_are_claimed_with_a_token_and_bots_are_marked(arena: Any) ->
     assert (await back.login("ann", token="ann-secret")).name == "ann"
 
 
+async def test_a_sessions_rooms_are_saved_as_they_change(arena: Any) -> None:
+    """What a resume on another node reads: the session's rooms in presence, saved when
+    it joins or leaves one (the saves of one loop step in one call)."""
+    await arena.start()
+    ann, bob = await arena.client("ann"), await arena.client("bob")
+    presence = arena.arena.presence
+
+    async def rooms(c: Any) -> list[str]:
+        return (await presence.get_session(c.session))["rooms"]
+
+    state = await ann.create_room("collapsi", seat=0)
+    assert await rooms(ann) == [state.room]
+    await bob.join(state.room)
+    assert await rooms(bob) == [state.room]
+    await asyncio.gather(ann.leave(state.room), bob.leave(state.room))
+    for _ in range(100):  # a leave's save is not waited for
+        if await rooms(ann) == [] and await rooms(bob) == []:
+            break
+        await asyncio.sleep(0.01)
+    assert await rooms(ann) == [] and await rooms(bob) == []
+
+
 async def test_guests_cannot_play_rated_games(arena: Any) -> None:
     await arena.start()
     guest = await arena.client("guest")

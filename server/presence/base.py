@@ -108,6 +108,12 @@ class Presence(ABC):
     async def update_session(self, session_id: str, data: JSON) -> bool:
         """Replace a live session's data (TTL unchanged); False if it has expired."""
 
+    async def update_sessions(self, data: dict[str, JSON]) -> None:
+        """:meth:`update_session` of several sessions (id -> data), in one round trip where
+        the store allows it; sessions that have expired are left alone."""
+        for session_id, d in data.items():
+            await self.update_session(session_id, d)
+
     @abstractmethod
     async def touch_session(self, session_id: str, ttl: float) -> bool:
         """Extend a live session to expire ``ttl`` seconds from now; False if gone."""

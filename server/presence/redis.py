@@ -301,6 +301,16 @@ redis.call('HSET', KEYS[1], 'd', ARGV[1])
 return 1
 """
 
+# KEYS: sessions; ARGV: their data JSON, in the same order
+_UPDATE_SESSIONS = """
+for i, key in ipairs(KEYS) do
+  if redis.call('EXISTS', key) == 1 then
+    redis.call('HSET', key, 'd', ARGV[i])
+  end
+end
+return 1
+"""
+
 # KEYS: session; ARGV: ttl ms, token key prefix
 _TOUCH_SESSION = """
 local t = redis.call('HGET', KEYS[1], 't')
@@ -438,6 +448,7 @@ class RedisPresence(Presence):
         self._open_room = _Lua(_OPEN_ROOM)
         self._put_record = _Lua(_PUT_RECORD)
         self._update_session = _Lua(_UPDATE_SESSION)
+        self._update_sessions = _Lua(_UPDATE_SESSIONS)
         self._touch_session = _Lua(_TOUCH_SESSION)
         self._lobby_remove = _Lua(_LOBBY_REMOVE)
         self._lobby_upsert = _Lua(_LOBBY_UPSERT)
@@ -500,6 +511,12 @@ class RedisPresence(Presence):
     async def update_session(self, session_id: str, data: JSON) -> bool:
         keys = [self.k("sess", session_id)]
         return bool(await self._lua(self._update_session, keys, _dumps(data)))
+
+    async def update_sessions(self, data: dict[str, JSON]) -> None:
+        """One script (for a loop step's saves)."""
+        if data:
+            keys = [self.k("sess", i) for i in data]
+            await self._lua(self._update_sessions, keys, *map(_dumps, data.values()))
 
     async def touch_session(self, session_id: str, ttl: float) -> bool:
         keys = [self.k("sess", session_id)]
