@@ -432,51 +432,57 @@ class Room:
             if not hold:
                 await self._log_held(lobby)
             return
-        summary = self._lobby_summary() if lobby else None
-        meta = None
-        if self.arena.cluster is not None and out.type in MEMBERSHIP_EVENTS:
-            meta = self._members_meta()
-        owner = None if self.arena.cluster is None else self.arena.node  # fenced by the lease
-        if meta is None:
-            await self.arena.presence.append_packed(
-                self.id, wire, packed, expected_seq=seq, owner=owner, lobby=summary
-            )
-        else:  # the members saved with the event: one round trip
-            await self.arena.presence.append_packed_saving_room(
-                self.id, wire, packed, seq, meta, owner, summary
-            )
-            self._saved_meta = meta
+        await self._append([(wire, packed)], seq, (out.type,), lobby)
         self.seq = seq
-        for session in list(self.members):
-            if reply is not None and session == reply[0]:
-                self.arena.deliver(session, out.replying(reply[1]))
-            else:
-                self.arena.deliver(session, out)
+        self._send(out, reply, list(self.members))
 
     async def _log_held(self, lobby: bool = False) -> None:
         """Log the held events in one round trip, then send each to its members."""
         held, self._held = self._held, []
         first = self.seq - len(held) + 1
-        summary = self._lobby_summary() if lobby else None
-        meta = None
-        if self.arena.cluster is not None and any(h[0].type in MEMBERSHIP_EVENTS for h in held):
-            meta = self._members_meta()  # the members as they are after the last one
-        owner = None if self.arena.cluster is None else self.arena.node
         try:
-            await self.arena.presence.append_packed_many(
-                self.id, [(h[1], h[2]) for h in held], first, owner, meta, summary
-            )
+            logged = [(wire, packed) for _, wire, packed, _, _ in held]
+            await self._append(logged, first, [h[0].type for h in held], lobby)
         except BaseException:
             self.seq = first - 1  # none of them is logged
             raise
+        for out, _, _, reply, members in held:
+            self._send(out, reply, members)
+
+    async def _append(
+        self, logged: list[tuple[dict[str, Any], bytes]], first: int, types: Any, lobby: bool
+    ) -> None:
+        """Log events (wire data, packed) from seq ``first`` in one round trip: with the
+        lobby entry when ``lobby``, with the members (several nodes) after a membership
+        event, fenced by this node's lease."""
+        summary = self._lobby_summary() if lobby else None
+        meta = None
+        if self.arena.cluster is not None and any(t in MEMBERSHIP_EVENTS for t in types):
+            meta = self._members_meta()  # the members as they are after the last one
+        owner = None if self.arena.cluster is None else self.arena.node
+        presence = self.arena.presence
+        if len(logged) > 1:
+            await presence.append_packed_many(self.id, logged, first, owner, meta, summary)
+        elif meta is None:
+            wire, packed = logged[0]
+            await presence.append_packed(
+                self.id, wire, packed, expected_seq=first, owner=owner, lobby=summary
+            )
+        else:
+            wire, packed = logged[0]
+            await presence.append_packed_saving_room(
+                self.id, wire, packed, first, meta, owner, summary
+            )
         if meta is not None:
             self._saved_meta = meta
-        for out, _, _, reply, members in held:
-            for session in members:
-                if reply is not None and session == reply[0]:
-                    self.arena.deliver(session, out.replying(reply[1]))
-                else:
-                    self.arena.deliver(session, out)
+
+    def _send(self, out: Outgoing, reply: tuple | None, members: list[str]) -> None:
+        """``out`` to each member; ``reply`` (session, request id) gets it as its reply."""
+        for session in members:
+            if reply is not None and session == reply[0]:
+                self.arena.deliver(session, out.replying(reply[1]))
+            else:
+                self.arena.deliver(session, out)
 
     async def _save_members(self) -> None:
         """Several nodes: keep the members' sessions in presence, so a takeover knows them."""
