@@ -15,6 +15,7 @@ from clients.cli import CliError
 from server.app import Config, running
 from server.logs import configure
 from server.presence import PresenceError
+from server.shutdown_deadline import EXIT_STUCK, ShutdownDeadline
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,6 +64,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=os.environ.get("ARENA_NODE", ""),
         help="this node's name in logs and leases, unique per node ($ARENA_NODE; default random)",
     )
+    parser.add_argument(
+        "--shutdown-timeout",
+        type=float,
+        default=20.0,
+        help="seconds a clean shutdown may take after SIGTERM/SIGINT; then the stacks of "
+        f"what still runs are logged and the process exits with status {EXIT_STUCK} "
+        "(a second signal: at once) (20)",
+    )
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning"])
     parser.add_argument(
         "--log-format",
@@ -94,22 +103,33 @@ def run(args: argparse.Namespace) -> int:
         node=args.node,
         grace=args.grace,
     )
+    deadline = ShutdownDeadline(args.shutdown_timeout, structlog.get_logger("arena.serve"))
     try:
-        asyncio.run(_serve(config))
+        asyncio.run(_serve(config, deadline))
     except PresenceError as exc:
         raise CliError(f"presence: {exc}") from None
     except OSError as exc:  # the port is taken, the address is not ours...
         raise CliError(f"cannot listen on {config.host}:{config.port}: {exc}") from None
+    finally:
+        deadline.cancel()  # the loop and its clean-up are done
     return 0
 
 
-async def _serve(config: Config) -> None:
+async def _serve(config: Config, deadline: ShutdownDeadline) -> None:
     log = structlog.get_logger("arena.serve")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+
+    def on_signal() -> None:
+        if stop.is_set():
+            deadline.expire_now()
+        else:
+            stop.set()
+            deadline.start(loop)
+
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stop.set)
+            loop.add_signal_handler(sig, on_signal)
     async with running(config) as arena:
         # What exists now (modules, schemas, engine tables) lives as long as the process:
         # keep it out of the collector's full scans, which took ~60 ms each under load

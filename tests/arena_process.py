@@ -102,14 +102,22 @@ async def start_node(
     return node
 
 
-async def stop_node(node: Node) -> None:
-    """SIGTERM, then SIGKILL after 10 s; wait until its log is read to the end."""
+async def stop_node(node: Node, clean: bool = True) -> int:
+    """SIGTERM, then SIGKILL if still running after 30 s (longer than the server's own
+    ``--shutdown-timeout``); wait until its log is read to the end; its exit status.
+
+    With ``clean``, a node that had to end itself (``shutdown_stuck``: its shutdown hung)
+    fails the test, with the stacks it logged."""
     if node.proc.returncode is None:
         node.proc.send_signal(signal.SIGTERM)
         try:
-            await asyncio.wait_for(node.proc.wait(), 10)
+            await asyncio.wait_for(node.proc.wait(), 30)
         except TimeoutError:
             node.proc.kill()
             await node.proc.wait()
     if node.drainer is not None:
         await node.drainer
+    stuck = node.events("shutdown_stuck")
+    assert not (clean and stuck), f"node {node.name}'s shutdown hung: {stuck}"
+    assert node.proc.returncode is not None
+    return node.proc.returncode

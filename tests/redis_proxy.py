@@ -31,6 +31,10 @@ class RedisProxy:
         """Stop forwarding the node's bytes right after a command containing ``marker``."""
         self.marker = marker
 
+    def hang(self) -> None:
+        """From now on nothing the node sends reaches Redis (a Redis that stopped answering)."""
+        self.tripped.set()
+
     async def __aenter__(self) -> RedisProxy:
         self._server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
         return self

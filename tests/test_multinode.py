@@ -327,7 +327,7 @@ async def test_a_node_shut_down_cleanly_hands_its_rooms_over_at_once(
             g1.proc.send_signal(signal.SIGTERM)  # goodbye to ann, leases released
             bye = await ann.next(type="goodbye", timeout=10)
             assert bye.reason == "shutdown"
-            await g1.proc.wait()
+            assert await asyncio.wait_for(g1.proc.wait(), 30) == 0, g1.lines[-5:]
             assert await presence.room_owner(room) in (None, "g2")  # released, not lapsed
             ann.url = g2.url
             await retry(ann.reconnect)
