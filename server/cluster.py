@@ -984,15 +984,22 @@ class Cluster:
     # -- sweeps ------------------------------------------------------------------------------------
     async def _sweep_loop(self) -> None:
         n = 0
+        down = False  # the store is out: said once per outage, not every round
         while True:
             await asyncio.sleep(self.ttl / 3)
             n += 1
             try:
                 await self.sweep(lobby=n % 3 == 0)
             except PresenceError as exc:
-                log.warning("sweep_failed", error=str(exc))
+                if not down:
+                    log.warning("sweep_failed", error=str(exc))
+                down = True
             except Exception:
                 log.exception("sweep_failed")
+            else:
+                if down:
+                    log.info("sweep_recovered")
+                down = False
 
     async def sweep(self, lobby: bool = False) -> None:
         """Heartbeat; take over ownerless rooms; re-attach members whose room moved."""
