@@ -291,7 +291,9 @@ class Client:
         track = self.rooms.setdefault(ev.room, RoomTrack())
         if ev.seq <= track.seq:
             return False
-        if ev.seq != track.seq + 1 and (track.seq or track.state is not None):
+        if ev.type == "room_closed":  # its last event, even after a gap: the room (and
+            track.ahead.clear()  # its log) is gone, nothing before it can be asked for
+        elif ev.seq != track.seq + 1 and (track.seq or track.state is not None):
             if not track.ahead:
                 track.gaps.append((track.seq + 1, ev.seq))
             track.ahead[ev.seq] = ev

@@ -219,11 +219,13 @@ class Arena:
         Until a room's catch-up (or snapshot) has gone out, its live events would
         overtake it; they are left out, as that catch-up holds them (an event is
         logged before it is sent, and the room sends the catch-up after them).
+        Except ``room_closed``: a room that closes before its catch-up sends none (it is
+        gone, and its log with it), so its last event goes out on its own.
         """
         room = out.wire.get("room")
         if room not in s.resuming:
             return False
-        if out.type in ("catch_up", "room_state"):
+        if out.type in ("catch_up", "room_state", "room_closed"):
             s.resuming.discard(room)
             return False
         return True

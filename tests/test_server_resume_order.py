@@ -99,3 +99,30 @@ async def test_a_connection_that_watched_then_resumed_leaves_no_ghost_spectator(
     await watcher.request(m.Resume(token=bob.resume_token))
     assert [r.spectators for r in await ann.list_rooms() if r.room == room] == [0]
     assert set(arena.arena.rooms[room].members) == {ann.session}
+
+
+async def test_a_room_that_closes_during_a_resume_still_says_so(arena: Any) -> None:
+    """bob watches two rooms and resumes; while the first room's catch-up is held up, the
+    second room closes (its only player leaves). No catch-up can come for a room that is
+    gone, so its ``room_closed`` must reach bob on its own (PROTOCOL.md, resume)."""
+    server = await arena.start(grace=30)
+    ann, bob = await arena.client("ann"), await arena.client("bob")
+    first, last = sorted([(await ann.create_room("collapsi", seat=0)).room for _ in range(2)])
+    for room in (first, last):
+        await bob.watch(room)
+        await ann.chat(room, "hi")
+        await bob.next(type="chat_message", room=room)
+    bob.abort()
+    gate = asyncio.Event()
+
+    async def held_up() -> None:  # the first room's actor is busy until the gate opens
+        await gate.wait()
+
+    server.rooms[first].post(held_up)
+    resumed = await bob.reconnect()  # the server now resumes `first`, then `last`
+    assert resumed.rooms == [first, last]
+    await ann.leave(last)
+    gate.set()
+    closed = await bob.next(type="room_closed", room=last, timeout=5)
+    assert closed.reason == "empty"
+    await bob.next(type=("catch_up", "room_state"), room=first)
