@@ -36,6 +36,7 @@ from server.presence import Presence, PresenceError, open_presence
 from server.ratings import Rating
 from server.records import RecordStore
 from server.room import Room, RoomSettings, now_ms
+from server.tasks import cancel_and_wait
 
 log = structlog.get_logger("arena.server")
 
@@ -154,9 +155,9 @@ class Arena:
         await self.records.flush()
         if self._background:
             await asyncio.wait(list(self._background), timeout=5)
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        left = await cancel_and_wait(self._tasks)
+        if left:
+            self.log.warning("tasks_left_running", tasks=[t.get_name() for t in left])
         if self.cluster is not None:
             await self.cluster.stop()
         await self.presence.close()

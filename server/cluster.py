@@ -76,6 +76,7 @@ from protocol.messages import ROOM_EVENT_TYPES
 from server.outgoing import Outgoing
 from server.presence import PresenceError
 from server.room import Room, RoomSettings, SeatState, engine_time_control
+from server.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
     from server.app import Arena
@@ -441,9 +442,9 @@ class Cluster:
         while any(o.items for o in self._outboxes.values()) and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
         tasks = self._tasks + [o.task for o in self._outboxes.values()]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        left = await cancel_and_wait(tasks)
+        if left:
+            log.warning("tasks_left_running", tasks=[t.get_name() for t in left])
         with contextlib.suppress(PresenceError):
             await self.presence.node_gone(self.node)
 
