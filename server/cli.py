@@ -16,6 +16,7 @@ from server.app import Config, running
 from server.logs import configure
 from server.presence import PresenceError
 from server.shutdown_deadline import EXIT_STUCK, ShutdownDeadline
+from server.tasks import cancel_and_wait
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -147,3 +148,10 @@ async def _serve(config: Config, deadline: ShutdownDeadline) -> None:
         )
         await stop.wait()
         log.info("signal_received")
+    # What the server left running (connection handlers, background work past its wait)
+    # ends here, not in asyncio.run's own clean-up, which would wait on a task that lost
+    # its cancellation forever (server.tasks).
+    others = asyncio.all_tasks() - {asyncio.current_task()}
+    left = await cancel_and_wait(others)  # type: ignore[arg-type]
+    if left:
+        log.warning("tasks_left_running", tasks=[t.get_name() for t in left])
