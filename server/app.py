@@ -36,7 +36,7 @@ from server.presence import Presence, PresenceError, open_presence
 from server.ratings import Rating
 from server.records import RecordStore
 from server.room import Room, RoomSettings, now_ms
-from server.tasks import cancel_and_wait
+from server.tasks import checkpoint, stop
 
 log = structlog.get_logger("arena.server")
 
@@ -132,10 +132,13 @@ class Arena:
         if self.cluster is not None:
             await self.cluster.start()
         loaded = await self.records.load()
-        self._tasks.append(asyncio.create_task(self.metrics.watch_loop_lag()))
-        self._tasks.append(asyncio.create_task(self._lobby_fanout()))
-        self._tasks.append(asyncio.create_task(self._matchmaker()))
-        self._tasks.append(asyncio.create_task(self._renew_leases()))
+        for name, coro in (
+            ("loop-lag", self.metrics.watch_loop_lag()),
+            ("lobby-fanout", self._lobby_fanout()),
+            ("matchmaker", self._matchmaker()),
+            ("renew-leases", self._renew_leases()),
+        ):
+            self._tasks.append(asyncio.create_task(coro, name=name))
         self.log.info("arena_started", records=loaded)
 
     async def shutdown(self) -> None:
@@ -155,9 +158,7 @@ class Arena:
         await self.records.flush()
         if self._background:
             await asyncio.wait(list(self._background), timeout=5)
-        left = await cancel_and_wait(self._tasks)
-        if left:
-            self.log.warning("tasks_left_running", tasks=[t.get_name() for t in left])
+        await stop(self._tasks)  # cancelled again if they go on (server.tasks)
         if self.cluster is not None:
             await self.cluster.stop()
         await self.presence.close()
@@ -576,6 +577,7 @@ class Arena:
 
         A subscription that ends (the store went away) is opened again."""
         while True:
+            checkpoint()
             with contextlib.suppress(PresenceError):
                 await self._lobby_fanout_once()
             await asyncio.sleep(0.25)
@@ -847,8 +849,10 @@ class Arena:
     async def _matchmaker(self) -> None:
         """Pair queued players: at once when someone queues, and every second (gaps widen)."""
         while True:
+            checkpoint()  # (a cancellation lost in redis-py: server.tasks)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._match_now.wait(), timeout=1.0)
+                async with asyncio.timeout(1.0):
+                    await self._match_now.wait()
             self._match_now.clear()
             queues = {s.queue for s in self.sessions.values() if s.queue is not None}
             for key in queues:
@@ -998,6 +1002,7 @@ class Arena:
         of a saturated loop, hundreds of rooms took longer than a lease lasts."""
         down = False  # the store is out: said once per outage, not per round
         while True:
+            checkpoint()
             await asyncio.sleep(self.config.lease_ttl / 3)
             try:
                 await self.renew_leases()
@@ -1079,4 +1084,5 @@ async def running(config: Config, presence: Presence | None = None) -> AsyncIter
         await arena.shutdown()
         server.close()
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(server.wait_closed(), timeout=5)
+            async with asyncio.timeout(5):
+                await server.wait_closed()

@@ -16,7 +16,7 @@ from server.app import Config, running
 from server.logs import configure
 from server.presence import PresenceError
 from server.shutdown_deadline import EXIT_STUCK, ShutdownDeadline
-from server.tasks import cancel_and_wait
+from server.tasks import stop as stop_tasks
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -148,10 +148,7 @@ async def _serve(config: Config, deadline: ShutdownDeadline) -> None:
         )
         await stop.wait()
         log.info("signal_received")
-    # What the server left running (connection handlers, background work past its wait)
-    # ends here, not in asyncio.run's own clean-up, which would wait on a task that lost
-    # its cancellation forever (server.tasks).
-    others = asyncio.all_tasks() - {asyncio.current_task()}
-    left = await cancel_and_wait(others)  # type: ignore[arg-type]
-    if left:
-        log.warning("tasks_left_running", tasks=[t.get_name() for t in left])
+    # What is left (a connection still closing, a late message to another node...) is
+    # cancelled here, again if it goes on (server.tasks), for at most 5 s: asyncio.run
+    # would cancel it once and then wait for it without a bound.
+    await stop_tasks(asyncio.all_tasks() - {asyncio.current_task()})

@@ -76,7 +76,7 @@ from protocol.messages import ROOM_EVENT_TYPES
 from server.outgoing import Outgoing
 from server.presence import PresenceError
 from server.room import Room, RoomSettings, SeatState, engine_time_control
-from server.tasks import cancel_and_wait
+from server.tasks import checkpoint, stop
 
 if TYPE_CHECKING:
     from server.app import Arena
@@ -380,6 +380,7 @@ class Outbox:
 
     async def _run(self) -> None:
         while True:
+            checkpoint()  # (a cancellation lost in redis-py: server.tasks)
             await self.wake.wait()
             self.wake.clear()
             while self.items:
@@ -430,7 +431,8 @@ class Cluster:
         self._tasks.append(asyncio.create_task(self._inbox_loop(), name="node-inbox"))
         self._tasks.append(asyncio.create_task(self._sweep_loop(), name="node-sweep"))
         try:
-            await asyncio.wait_for(self._subscribed.wait(), timeout=10)
+            async with asyncio.timeout(10):
+                await self._subscribed.wait()
         except TimeoutError:
             raise PresenceError("cannot subscribe to this node's channel") from None
 
@@ -441,10 +443,7 @@ class Cluster:
         deadline = time.monotonic() + 2.0
         while any(o.items for o in self._outboxes.values()) and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
-        tasks = self._tasks + [o.task for o in self._outboxes.values()]
-        left = await cancel_and_wait(tasks)
-        if left:
-            log.warning("tasks_left_running", tasks=[t.get_name() for t in left])
+        await stop(self._tasks + [o.task for o in self._outboxes.values()])
         with contextlib.suppress(PresenceError):
             await self.presence.node_gone(self.node)
 
@@ -517,7 +516,8 @@ class Cluster:
                 if left <= 0:
                     raise PresenceError(f"node {room.owner} did not answer for room {room.id}")
                 try:
-                    return await asyncio.wait_for(asyncio.shield(fut), min(left, 0.25))
+                    async with asyncio.timeout(min(left, 0.25)):
+                        return await asyncio.shield(fut)
                 except TimeoutError:
                     if await self.presence.room_owner(room.id) != room.owner:
                         raise _Moved() from None
@@ -679,6 +679,7 @@ class Cluster:
     async def _inbox_loop(self) -> None:
         first = True
         while True:
+            checkpoint()
             try:
                 sub = await self.presence.subscribe_node(self.node)
             except PresenceError:
@@ -987,6 +988,7 @@ class Cluster:
         n = 0
         down = False  # the store is out: said once per outage, not every round
         while True:
+            checkpoint()  # (a cancellation lost in redis-py: server.tasks)
             await asyncio.sleep(self.ttl / 3)
             n += 1
             try:

@@ -29,6 +29,7 @@ from protocol.limits import MAX_SEQ, DecodeLimits
 from protocol.session import Phase, admit
 from server.outgoing import Outgoing
 from server.ratelimit import TokenBucket
+from server.tasks import checkpoint
 
 if TYPE_CHECKING:
     from server.app import Arena
@@ -150,6 +151,7 @@ class Connection:
 
     async def _write_loop(self) -> None:
         while True:
+            checkpoint()
             out = await self._out.get()
             if out is None:
                 return
@@ -183,7 +185,8 @@ class Connection:
     async def _close_now(self, code: int, reason: str) -> None:
         # The peer is not reading, so a close handshake may never finish: give it a moment.
         try:
-            await asyncio.wait_for(self.ws.close(code, reason), timeout=0.5)
+            async with asyncio.timeout(0.5):
+                await self.ws.close(code, reason)
         except (TimeoutError, ConnectionClosed):
             pass
         finally:
@@ -193,7 +196,8 @@ class Connection:
     async def _close_after_writes(self, code: int, reason: str) -> None:
         if self._writer is not None:
             with contextlib.suppress(asyncio.CancelledError, TimeoutError):
-                await asyncio.wait_for(asyncio.shield(self._writer), timeout=2.0)
+                async with asyncio.timeout(2.0):
+                    await asyncio.shield(self._writer)
         with contextlib.suppress(ConnectionClosed):
             await self.ws.close(code, reason)
 
@@ -203,13 +207,16 @@ class Connection:
         cfg = self.arena.config
         try:
             try:
-                first = await asyncio.wait_for(self.ws.recv(), timeout=cfg.hello_timeout)
+                async with asyncio.timeout(cfg.hello_timeout):
+                    first = await self.ws.recv()
             except TimeoutError:
                 self.send(m.Goodbye(reason="idle", message="no hello in time"))
                 self.close(CloseCode.TIMEOUT, "no hello in time")
                 return
             await self._handle_frame(first)
-            async for frame in self.ws:
+            while True:
+                checkpoint()  # (a cancellation lost in redis-py: server.tasks)
+                frame = await self.ws.recv()
                 if self.closing:
                     continue  # keep reading, so the peer's close frame is seen
                 await self._handle_frame(frame)
@@ -219,7 +226,8 @@ class Connection:
             self.closing = True
             if self._closer is not None:  # let the goodbye and the close code go out
                 with contextlib.suppress(asyncio.CancelledError, TimeoutError, ConnectionClosed):
-                    await asyncio.wait_for(asyncio.shield(self._closer), timeout=3.0)
+                    async with asyncio.timeout(3.0):
+                        await asyncio.shield(self._closer)
             if self._writer is not None:
                 self._writer.cancel()
 

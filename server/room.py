@@ -32,6 +32,7 @@ from protocol.limits import MAX_EVENTS
 from server.outgoing import Outgoing
 from server.presence import PresenceError
 from server.ratings import Rating, rate_game
+from server.tasks import checkpoint
 
 if TYPE_CHECKING:
     from server.app import Arena
@@ -170,6 +171,7 @@ class Room:
 
     async def _serve_inbox(self) -> None:
         while True:
+            checkpoint()  # cancelled (only at exit) but went on: server.tasks
             fn, args, fut = await self._inbox.get()
             if fn is None:
                 return
