@@ -115,6 +115,8 @@ class Arena:
         self.server: Server | None = None
         self._match_now = asyncio.Event()
         self._background: set[asyncio.Task[Any]] = set()
+        #: set when shutdown begins: rooms given up are not taken back (server.cluster)
+        self.stopping = False
         #: sessions whose data is to be saved, in one call per loop step (_save_session)
         self._unsaved: dict[str, Session] = {}
         self._saving: asyncio.Future[None] | None = None
@@ -143,6 +145,7 @@ class Arena:
 
     async def shutdown(self) -> None:
         """Tell every client, stop the rooms, finish the writes in flight."""
+        self.stopping = True
         self.log.info("arena_stopping", connections=len(self.connections))
         for conn in list(self.connections):
             conn.send(

@@ -883,7 +883,12 @@ class Cluster:
 
     # -- takeover ---------------------------------------------------------------------------------
     async def take_over(self, room_id: str) -> Room | None:
-        """Become the room's authority if its lease is free: restore it from its log."""
+        """Become the room's authority if its lease is free: restore it from its log.
+
+        Never while this node shuts down: a request forwarded between the release of its
+        leases and the end would take a room back, to hold it until the lease lapsed."""
+        if self.arena.stopping:
+            return None
         lock = self._locks.setdefault(room_id, asyncio.Lock())
         async with lock:
             existing = self.arena.rooms.get(room_id)

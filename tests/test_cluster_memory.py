@@ -1,7 +1,7 @@
-"""A node's per-session bookkeeping for rooms of other nodes (``Cluster.cursors``: the
-last seq delivered) is dropped when the session leaves such a room or the room closes,
-so a long-lived session does not accumulate it. Two real nodes in this process share a
-real Redis."""
+"""A node's bookkeeping for rooms: its cursors for rooms of other nodes (``Cluster.cursors``,
+the last seq delivered to a local session) go when the session leaves such a room or the
+room closes, so a long-lived session does not accumulate them; and a node shutting down
+does not take back a room it released. Real nodes in this process share a real Redis."""
 
 from __future__ import annotations
 
@@ -42,3 +42,19 @@ async def test_cursors_of_rooms_left_or_closed_are_forgotten(
         assert (a.rooms == {}) is (who_leaves == "owner")
     finally:
         await ann.close()
+
+
+async def test_a_node_shutting_down_does_not_take_back_a_room_it_released(
+    redis_url: str, redis_prefix: str, arena: Any
+) -> None:
+    """Shutdown stops a room and releases its lease; a request forwarded to the node in
+    the moment before it is gone must not make it the owner again (the lease would then
+    lapse instead of being free at once for the node that takes the game on)."""
+    node = await arena.start(node="ca", presence_url=redis_url, prefix=redis_prefix)
+    ann = await arena.client("ann")
+    room = (await ann.create_room("collapsi", seat=0)).room
+    node.stopping = True  # Arena.shutdown's first step, then for each room:
+    await node.rooms[room].stop()
+    await node.presence.release_room(room, "ca")
+    assert await node.cluster.take_over(room) is None
+    assert await node.presence.room_owner(room) is None
