@@ -11,7 +11,7 @@ from contextlib import AsyncExitStack
 from typing import Any
 
 import pytest
-from redis_server import redis_prefix, redis_server, redis_url  # noqa: F401 - fixtures
+from redis_server import presence, redis_prefix, redis_server, redis_url  # noqa: F401 - fixtures
 
 
 class ArenaHarness:

@@ -22,8 +22,9 @@ import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -183,3 +184,15 @@ def redis_server() -> Iterator[RedisServer]:
         yield server
     finally:
         server.close()
+
+
+@pytest.fixture
+async def presence(redis_url: str, redis_prefix: str) -> AsyncIterator[Any]:
+    """The test's own view of the Redis its nodes share: a ``RedisPresence`` on
+    ``redis_url`` with this test's ``redis_prefix``."""
+    from server.presence.redis import RedisPresence
+
+    p = RedisPresence(redis_url, prefix=redis_prefix)
+    await p.start()
+    yield p
+    await p.close()

@@ -144,14 +144,6 @@ def assert_gap_free(c: Client, room: str) -> None:
     assert c.rooms[room].gaps == []
 
 
-@pytest.fixture
-async def presence(redis_url: str, redis_prefix: str) -> AsyncIterator[RedisPresence]:
-    p = RedisPresence(redis_url, prefix=redis_prefix)
-    await p.start()
-    yield p
-    await p.close()
-
-
 async def test_players_on_two_nodes_spectator_on_a_third_and_owner_killed(
     redis_url: str, redis_prefix: str, presence: RedisPresence
 ) -> None:
