@@ -275,15 +275,27 @@ class Client:
         if track.asking or self.ws is None:
             return
         track.asking = True
-        ask = m.Watch(id=next(self._ids), room=room, since_seq=track.seq)
-
-        async def send() -> None:
-            with contextlib.suppress(ConnectionLost):
-                await self.send(ask)
-
-        task = asyncio.get_running_loop().create_task(send())
+        task = asyncio.get_running_loop().create_task(self._ask_until_answered(room, track))
         self._asks.add(task)
         task.add_done_callback(self._asks.discard)
+
+    async def _ask_until_answered(self, room: str, track: RoomTrack) -> None:
+        """Ask for the missing events; a refusal with ``retry_after`` (``rate_limited``,
+        ``unavailable``) is asked again after it, a few times. If no answer fills the gap,
+        the next event after it asks again (and a reconnect's resume always does)."""
+        ws = self.ws
+        for _ in range(_GAP_ASKS):
+            try:
+                await self.request(m.Watch(room=room, since_seq=track.seq))
+                return  # the catch-up (or snapshot) is applied as it arrives
+            except ArenaError as err:
+                if err.retry_after is None or self.ws is not ws:
+                    break
+                await asyncio.sleep(err.retry_after / 1000)
+            except TimeoutError:
+                break
+        if self.ws is ws:
+            track.asking = False
 
     def _room_event(self, ev: Any) -> bool:
         """Track a room event; False if it was already seen (or is in the snapshot), or if
@@ -498,3 +510,5 @@ from protocol.limits import DecodeLimits  # noqa: E402
 
 #: a client accepts frames as large as the server may send (snapshots of big boards)
 _CLIENT_LIMITS = DecodeLimits(max_frame_bytes=1 << 20)
+#: times a gap's missing events are asked for when the server says to retry later
+_GAP_ASKS = 5

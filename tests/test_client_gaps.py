@@ -48,9 +48,8 @@ async def lossy_relay(target: str, drop: Callable[[dict[str, Any]], bool]) -> As
         yield f"ws://127.0.0.1:{port}"
 
 
-async def test_a_missing_event_is_asked_for_and_applied_in_order(arena: Any) -> None:
-    await arena.start()
-    dropped: list[int] = []
+def drop_first_lost_chat(dropped: list[int]) -> Callable[[dict[str, Any]], bool]:
+    """A relay filter dropping the first ``chat_message`` "lost" (its seq goes in ``dropped``)."""
 
     def drop(frame: dict[str, Any]) -> bool:
         if frame.get("type") == "chat_message" and frame.get("text") == "lost" and not dropped:
@@ -58,7 +57,13 @@ async def test_a_missing_event_is_asked_for_and_applied_in_order(arena: Any) -> 
             return True
         return False
 
-    async with lossy_relay(arena.url, drop) as url:
+    return drop
+
+
+async def test_a_missing_event_is_asked_for_and_applied_in_order(arena: Any) -> None:
+    await arena.start()
+    dropped: list[int] = []
+    async with lossy_relay(arena.url, drop_first_lost_chat(dropped)) as url:
         ann = Client(url, binary=False)
         await ann.connect()
         try:
@@ -78,5 +83,35 @@ async def test_a_missing_event_is_asked_for_and_applied_in_order(arena: Any) -> 
             assert seqs[-1] == bob.rooms[room].seq
             asked = [x for x in ann.received if x.type == "catch_up"]
             assert [e.text for e in asked[0].events][:2] == ["lost", "after"]
+        finally:
+            await ann.close()
+
+
+async def test_a_refused_ask_for_missing_events_is_asked_again_after_retry_after(
+    arena: Any,
+) -> None:
+    """The ask is rate limited (ann has just spent her last token): the client asks
+    again after ``retry_after`` instead of waiting for an event or a reconnect."""
+    await arena.start(rate_burst=5, rate_per_second=2.0)  # bob's 5 requests pass
+    dropped: list[int] = []
+    async with lossy_relay(arena.url, drop_first_lost_chat(dropped)) as url:
+        ann = Client(url, binary=False)
+        await ann.connect()  # hello, login, create_room, chat, ping: her 5 tokens
+        try:
+            await ann.login("ann")
+            room = (await ann.create_room("collapsi", seat=0)).room
+            bob = await arena.client("bob")
+            await bob.join(room)
+            await ann.chat(room, "hi")
+            await ann.ping()
+            await bob.chat(room, "lost")
+            await bob.chat(room, "after")  # the gap: ann's ask is refused
+            texts = [(await ann.next(type="chat_message", room=room)).text for _ in range(3)]
+            assert texts == ["hi", "lost", "after"]
+            refusals = [x for x in ann.received if x.type == "error"]
+            assert [x.code for x in refusals] == ["rate_limited"]
+            assert refusals[0].retry_after > 0
+            seqs = [e.seq for e in ann.events(room)]
+            assert seqs == list(range(seqs[0], seqs[-1] + 1)) and seqs[-1] == bob.rooms[room].seq
         finally:
             await ann.close()
