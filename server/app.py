@@ -286,20 +286,27 @@ class Arena:
             self.cluster.send(s.node, {"k": "rooms", "s": s.id, "rooms": sorted(s.rooms)})
             return None
         self._unsaved[s.id] = s
-        if self._saving is None:
-            self._saving = asyncio.get_running_loop().create_future()
-            self.spawn(self._save_sessions())  # runs at the next step: the batch is taken then
-        return self._saving
+        saving = self._saving
+        if saving is None:
+            saving = self._saving = asyncio.get_running_loop().create_future()
+            # runs at the next step: the batch is taken then
+            task = self.spawn(self._save_sessions())
+            task.add_done_callback(lambda _: self._saved(saving))
+        return saving
 
     async def _save_sessions(self) -> None:
         batch, self._unsaved = self._unsaved, {}
-        saved, self._saving = self._saving, None
-        try:
-            with contextlib.suppress(Exception):
-                await self.presence.update_sessions({i: s.data() for i, s in batch.items()})
-        finally:
-            if saved is not None and not saved.done():
-                saved.set_result(None)
+        self._saving = None  # saves asked for from now on go in the next batch
+        with contextlib.suppress(Exception):
+            await self.presence.update_sessions({i: s.data() for i, s in batch.items()})
+
+    def _saved(self, saving: asyncio.Future[None]) -> None:
+        """A batch's save ended, however: its waiters go on. A task cancelled before its
+        first step (at exit) took no batch: the next save starts a new one."""
+        if self._saving is saving:
+            self._saving = None
+        if not saving.done():
+            saving.set_result(None)
 
     async def room_closed(self, room: Room) -> None:
         self.rooms.pop(room.id, None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from typing import Any
 
 import redis.asyncio as aioredis
 
@@ -63,3 +64,23 @@ async def test_a_task_that_never_lets_go_is_reported_not_awaited_forever() -> No
     task.cancel()
     await asyncio.wait([task], timeout=1)
     assert task.done()
+
+
+async def test_a_session_save_cancelled_before_its_first_step_lets_its_waiters_go(
+    arena: Any,
+) -> None:
+    """At exit a batch's save task can be cancelled before it ran: whoever waits for
+    that save goes on, and the next save starts a batch of its own and is done."""
+    server = await arena.start()
+    ann = await arena.client("ann")
+    session = server.sessions[ann.session]
+    before = set(server._background)
+    saved = server._save_session_soon(session)
+    (task,) = set(server._background) - before
+    task.cancel()  # before its first step: it never took the batch
+    async with asyncio.timeout(5):
+        await asyncio.shield(saved)
+        again = server._save_session_soon(session)
+        assert again is not saved
+        await asyncio.shield(again)
+    assert server._saving is None and not server._unsaved
