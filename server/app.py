@@ -297,8 +297,12 @@ class Arena:
     async def _save_sessions(self) -> None:
         batch, self._unsaved = self._unsaved, {}
         self._saving = None  # saves asked for from now on go in the next batch
-        with contextlib.suppress(Exception):
+        try:
             await self.presence.update_sessions({i: s.data() for i, s in batch.items()})
+        except PresenceError:
+            pass  # (an outage) a session's rooms are saved again on each change
+        except Exception:  # a bug: said, not hidden; the waiters go on all the same
+            self.log.exception("sessions_not_saved", sessions=len(batch))
 
     def _saved(self, saving: asyncio.Future[None]) -> None:
         """A batch's save ended, however: its waiters go on. A task cancelled before its
