@@ -265,7 +265,9 @@ class Connection:
             admit(self.phase, msg.type, msg.id)
         except ProtocolError as err:
             self.send_error(err)
-            if err.code is ErrorCode.HELLO_REQUIRED or not err.stays_open:
+            # before hello, anything but a valid hello ends the connection (4000), whatever
+            # its error: an undecodable frame (bad_frame) or an unknown type as well
+            if self.phase is Phase.AWAIT_HELLO or not err.stays_open:
                 self.close(err.close_code or CloseCode.PROTOCOL_ERROR, str(err.code))
             return
         try:

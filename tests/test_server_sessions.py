@@ -174,6 +174,23 @@ async def test_first_message_must_be_hello_and_versions_must_meet(arena: Any) ->
     assert ws.close_code == 4001
 
 
+@pytest.mark.parametrize(
+    ("frame", "code"),
+    [("{not json", "bad_frame"), (b"\xc1", "bad_frame"), ('{"type":"teleport"}', "unknown_type")],
+)
+async def test_before_hello_any_refused_frame_closes_the_connection(
+    arena: Any, frame: str | bytes, code: str
+) -> None:
+    """Before hello anything but a valid hello ends the connection (PROTOCOL.md, state
+    machine), answered with its own error first."""
+    await arena.start()
+    ws = await raw(arena)
+    await ws.send(frame)
+    assert decode_server(await ws.recv()).code == code
+    await ws.wait_closed()
+    assert ws.close_code == 4000
+
+
 async def test_bad_frames_and_unknown_types_keep_the_connection(arena: Any) -> None:
     await arena.start()
     ws = await raw(arena)
