@@ -107,20 +107,23 @@ class Connection:
             if len(batch) < self._max_out:
                 batch.append(out.frame(self.binary))
                 return
-        elif (
+            # a full batch is written now: only frames the socket has not taken count
+            # against the client (the queue below), not how many one step made
+            self.flush()
+        if (
             not self._writing
             and self._out.empty()
             and self._transport.get_write_buffer_size() < self._high_water
         ):
             self._batch = [out.frame(self.binary)]
-            self._batches.add(self)
+            if batch is None:  # (a batch written early is still listed for this step)
+                self._batches.add(self)
             return
-        else:
-            try:
-                self._out.put_nowait(out)
-                return
-            except asyncio.QueueFull:
-                pass
+        try:
+            self._out.put_nowait(out)
+            return
+        except asyncio.QueueFull:
+            pass
         self.arena.metrics.slow_disconnects.inc()
         self.log.warning("slow_consumer_disconnected", queued=self._out.qsize())
         self.close(CloseCode.TOO_SLOW, "too slow: outgoing queue overflowed", abort=True)

@@ -232,3 +232,16 @@ async def test_a_client_that_never_reads_is_dropped_without_stalling_the_room(ar
         assert (await bob.next(type="move_made", room=room)).ply == 1
     finally:
         lazy.transport.abort()
+
+
+async def test_many_frames_in_one_step_do_not_disconnect_a_client_that_reads(arena: Any) -> None:
+    """A client is too slow when frames wait unwritten, not when one loop step makes many
+    for it: with a queue of 2, the last ``ready`` makes 3 at once (ready_changed,
+    game_started, the ack), and its sender reads them all and plays on."""
+    arena_ = await arena.start(out_queue=2)
+    room, (ann, bob), started = await start_game(arena)
+    mover = [ann, bob][started.to_move]
+    await mover.move(room, started.legal_moves[0])
+    assert (await bob.next(type="move_made", room=room)).ply == 1
+    assert arena_.metrics.slow_disconnects._value.get() == 0
+    assert not ann.closed.is_set() and not bob.closed.is_set()
