@@ -464,10 +464,14 @@ class Arena:
 
     async def on_resume(self, conn: Connection, msg: m.Resume) -> None:
         found = await self.presence.resume_session(msg.token)
+        if found is not None and (found[0] == conn.session or not found[1].get("player")):
+            # this connection's own session, or one that never logged in: nothing to resume
+            # (PROTOCOL.md: a welcome's token becomes valid once its connection logged in)
+            found = None
         old = None if found is None else self.sessions.get(found[0])
         if old is None and found is not None and self.cluster is not None:
             old = self._adopt_session(found[0], found[1], msg.token)
-        if old is None:
+        if old is None or old.player is None:
             raise ProtocolError(ErrorCode.UNKNOWN_SESSION, "no such session (or it expired)")
         fresh = self.sessions.pop(conn.session or "", None)
         if fresh is not None and fresh is not old:
@@ -500,11 +504,12 @@ class Arena:
     async def _resume_rooms(self, conn: Connection, old: Session, msg: m.Resume) -> None:
         """Answer ``resumed``, then each room's catch-up (its live events wait behind it)."""
         await self.presence.touch_session(old.id, 86400)
-        conn.phase = Phase.AUTHENTICATED if old.player else Phase.ANONYMOUS
+        assert old.player is not None  # (on_resume resumes logged-in sessions only)
+        conn.phase = Phase.AUTHENTICATED
         conn.send(
             m.Resumed(
                 re=msg.id,
-                player=m.Player(**(old.player or {"name": "anonymous", "guest": True})),
+                player=m.Player(**old.player),
                 session=old.id,
                 resume_token=old.token,
                 rooms=sorted(old.rooms),

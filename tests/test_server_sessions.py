@@ -268,3 +268,20 @@ async def test_a_waiting_room_names_its_rules_version(arena: Any) -> None:
     assert standard.rules == "standard" and standard.rules_version == "1.3.1"
     collecto = await ann.create_room("collecto", seat=0)
     assert collecto.rules_version == "2020"
+
+
+async def test_only_a_session_that_logged_in_can_be_resumed(arena: Any) -> None:
+    """A welcome's token becomes valid once its connection logged in (PROTOCOL.md):
+    resuming this connection's own session, or one that never logged in, is
+    ``unknown_session`` and changes nothing: both connections log in afterwards."""
+    await arena.start()
+    ann, lurker = await arena.client(), await arena.client()
+    for token in (ann.resume_token, lurker.resume_token):
+        with pytest.raises(ArenaError) as refused:
+            await ann.request(m.Resume(token=token))
+        assert refused.value.code == "unknown_session"
+    assert not lurker.closed.is_set()
+    assert (await ann.login("ann")).name == "ann"
+    assert (await lurker.login("lurker")).name == "lurker"
+    room = (await ann.create_room("collapsi", seat=0)).room
+    await lurker.join(room)
