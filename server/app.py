@@ -682,7 +682,10 @@ class Arena:
         rated: bool,
         private: bool,
         quick: bool = False,
+        seat: int | None = None,
     ) -> Room:
+        """Open a room; ``seat``, the creator's, is checked first: a refused request
+        leaves no room behind (errors are never partial)."""
         rules, variant = self._check_game(game, rules, variant)
         if rated and s.player and s.player.get("guest"):
             raise ProtocolError(ErrorCode.FORBIDDEN, "rated games need a claimed name (a token)")
@@ -692,6 +695,8 @@ class Arena:
             num_players, labels = self._seating(game, rules, variant, seats, options)
         except SetupError as exc:
             raise ProtocolError(ErrorCode.BAD_SETUP, str(exc)) from None
+        if seat is not None and seat >= num_players:
+            raise ProtocolError(ErrorCode.BAD_REQUEST, f"no seat {seat} in this room")
         room_id = f"r{secrets.token_hex(5)}"
         invite = secrets.token_urlsafe(8) if private else None
         settings = RoomSettings(
@@ -732,6 +737,7 @@ class Arena:
             msg.time_control,
             msg.rated,
             msg.private,
+            seat=msg.seat,
         )
         s.rooms.add(room.id)
         await self._save_session(s)
@@ -750,7 +756,7 @@ class Arena:
         room = await self._find_room(room_id)
         if room.settings.private and msg.invite is None and s.id not in room.members:
             raise ProtocolError(ErrorCode.FORBIDDEN, "a private room needs its invite code")
-        if msg.role == "player" and s.id not in room.members:
+        if msg.role == "player" and room.members.get(s.id) != "player":  # (a spectator too)
             if s.player is None:
                 raise ProtocolError(ErrorCode.NOT_AUTHENTICATED, "log in to join as a player")
             if self._player_rooms(s) >= self.config.max_rooms_per_player:

@@ -285,3 +285,28 @@ async def test_only_a_session_that_logged_in_can_be_resumed(arena: Any) -> None:
     assert (await lurker.login("lurker")).name == "lurker"
     room = (await ann.create_room("collapsi", seat=0)).room
     await lurker.join(room)
+
+
+async def test_a_create_room_refused_for_its_seat_leaves_no_room(arena: Any) -> None:
+    """Errors are never partial (PROTOCOL.md): a seat the room does not have is refused
+    before the room opens, so refusals never add up to too_many_rooms."""
+    server = await arena.start(max_rooms_per_player=1)
+    ann = await arena.client("ann")
+    for _ in range(2):
+        with pytest.raises(ArenaError) as refused:
+            await ann.create_room("collapsi", seat=5)
+        assert refused.value.code == "bad_request"
+    assert server.rooms == {} and await ann.list_rooms() == []
+    assert (await ann.create_room("collapsi", seat=1)).you == 1
+
+
+async def test_watching_a_room_first_does_not_get_round_the_rooms_limit(arena: Any) -> None:
+    await arena.start(max_rooms_per_player=1)
+    ann, bob = await arena.client("ann"), await arena.client("bob")
+    await ann.create_room("collapsi", seat=0)
+    room = (await bob.create_room("collapsi", seat=0)).room
+    await ann.watch(room)
+    with pytest.raises(ArenaError) as refused:
+        await ann.join(room)
+    assert refused.value.code == "too_many_rooms"
+    assert (await bob.watch(room)).seats[1].player is None
