@@ -969,9 +969,10 @@ class Arena:
         for seat, s in enumerate(order):
             if s.conn is not None:
                 s.conn.send(m.Matched(room=room.id, seat=seat))
-            await room.ask(room.send_state, s.id, None)
         for seat, s in enumerate(order):
             await room.ask(room.take_seat, s.id, s.player, seat)
+        for s in order:  # the snapshot after the seats: it has `you` (and the game started)
+            await room.ask(room.send_state, s.id, None)
 
     # records and ratings
     async def on_get_record(self, conn: Connection, msg: m.GetRecord) -> None:

@@ -326,6 +326,11 @@ async def test_quick_match_pairs_close_ratings(arena: Any) -> None:
     assert ma.room == mb.room and {ma.seat, mb.seat} == {0, 1}
     started = await ann.next(type="game_started", room=ma.room)
     assert started.game_number == 1
+    # each gets the room's snapshot after its seat is taken: it says which seat is theirs
+    for client, matched in ((ann, ma), (bob, mb)):
+        state = await client.next(type="room_state", room=ma.room)
+        assert state.you == matched.seat and state.seq == started.seq
+        assert state.status == "playing" and state.to_move == started.to_move
     mover = ann if started.to_move == ma.seat else bob
     await mover.move(ma.room, started.legal_moves[0])
 
