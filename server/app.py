@@ -829,6 +829,10 @@ class Arena:
     async def on_quick_match(self, conn: Connection, msg: m.QuickMatch) -> None:
         s = self._session(conn)
         rules, variant = self._check_game(msg.game, msg.rules, msg.variant)
+        try:  # the room a pairing opens (two seats, no options) must be able to start
+            self._seating(msg.game, rules, variant, 2, {})
+        except SetupError as exc:
+            raise ProtocolError(ErrorCode.BAD_SETUP, str(exc)) from None
         if msg.rated and s.player and s.player.get("guest"):
             raise ProtocolError(ErrorCode.FORBIDDEN, "rated games need a claimed name (a token)")
         if self._player_rooms(s) >= self.config.max_rooms_per_player:

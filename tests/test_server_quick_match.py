@@ -61,3 +61,19 @@ async def test_quick_match_pairs_only_the_same_time_control(arena: Any) -> None:
     assert state.time_control == blitz
     await bob.cancel_quick_match()
     assert [x for x in bob.received if x.type == "matched"] == []
+
+
+@pytest.mark.parametrize("variant", ["solo", "custom"])
+async def test_a_queue_whose_room_could_not_start_is_refused_at_once(
+    arena: Any, variant: str
+) -> None:
+    """A pairing opens a two-seat room without options: a variant that cannot be
+    played so (solo; custom, which needs its deck) is bad_setup for the request, as
+    create_room says, not an error for both players once paired."""
+    await arena.start()
+    ann = await arena.client("ann", token="a")
+    with pytest.raises(ArenaError) as refused:
+        await ann.quick_match("collapsi", variant=variant, rated=False)
+    assert refused.value.code == "bad_setup"
+    queued = await ann.quick_match("collapsi", variant="big-board", rated=False)
+    assert queued.variant == "big-board"
