@@ -60,6 +60,9 @@ class Config:
     rate_per_second: float = 20.0
     #: refusals in a row (while rate limited) before the connection is closed as abuse
     abuse_after: int = 200
+    #: undecodable frames (bad_frame, bad_request, unknown_type) in a row before the
+    #: connection is closed as abuse (PROTOCOL.md: 4004, a stream of malformed frames)
+    malformed_after: int = 100
     #: messages queued for one connection before it counts as not reading and is dropped
     out_queue: int = 512
     #: kernel send buffer per connection (bytes); None keeps the OS's autotuning

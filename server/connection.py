@@ -87,6 +87,7 @@ class Connection:
         #: set once the connection is gone and its session has been told
         self.done = asyncio.Event()
         self.lobby = False  # subscribed to lobby events
+        self._malformed_in_row = 0  # frames refused by the decoder since the last good one
         self.lobby_game: str | None = None
         self.log = log.bind(conn=self.id)
 
@@ -234,6 +235,18 @@ class Connection:
             if self._writer is not None:
                 self._writer.cancel()
 
+    def _refuse_frame(self, err: ProtocolError) -> None:
+        """Answer a frame refused before dispatch; close when it must end the connection."""
+        if self._malformed_in_row > self.arena.config.malformed_after:
+            self.send(m.Goodbye(reason="abuse", message="a stream of malformed frames"))
+            self.close(CloseCode.ABUSE, "a stream of malformed frames")
+            return
+        self.send_error(err)
+        # before hello, anything but a valid hello ends the connection (4000), whatever
+        # its error: an undecodable frame (bad_frame) or an unknown type as well
+        if self.phase is Phase.AWAIT_HELLO or not err.stays_open:
+            self.close(err.close_code or CloseCode.PROTOCOL_ERROR, str(err.code))
+
     def _request_id(self, frame: Any) -> int | str | None:
         """The ``id`` of a frame we will not process, so the refusal can name it."""
         try:
@@ -265,13 +278,15 @@ class Connection:
             return
         try:
             msg = decode_client(frame, self.limits)
+        except ProtocolError as err:
+            self._malformed_in_row += 1
+            self._refuse_frame(err)
+            return
+        self._malformed_in_row = 0
+        try:
             admit(self.phase, msg.type, msg.id)
         except ProtocolError as err:
-            self.send_error(err)
-            # before hello, anything but a valid hello ends the connection (4000), whatever
-            # its error: an undecodable frame (bad_frame) or an unknown type as well
-            if self.phase is Phase.AWAIT_HELLO or not err.stays_open:
-                self.close(err.close_code or CloseCode.PROTOCOL_ERROR, str(err.code))
+            self._refuse_frame(err)
             return
         try:
             await self.arena.dispatch(self, msg)

@@ -199,6 +199,26 @@ async def test_sustained_flooding_is_closed_as_abuse(arena: Any) -> None:
     assert flooder.close_code == 4004
 
 
+async def test_a_stream_of_malformed_frames_is_closed_as_abuse(arena: Any) -> None:
+    """Under the rate limit, malformed frames in a row are answered until there are more
+    than ``malformed_after`` of them; a good frame between them starts the count again."""
+    await arena.start(malformed_after=5)
+    sender = await arena.client("mal")
+    assert sender.ws is not None
+    for _ in range(2):
+        for _ in range(5):
+            await sender.ws.send(b"\xc1")
+        await sender.ping()  # answered: the five were refused one by one, and it resets
+    refused = [x.code for x in sender.received if x.type == "error"]
+    assert refused == ["bad_frame"] * 10
+    for _ in range(6):
+        await sender.ws.send(b"\xc1")
+    bye = await sender.next(type="goodbye")
+    assert bye.reason == "abuse"
+    await asyncio.wait_for(sender.closed.wait(), 5)
+    assert sender.close_code == 4004
+
+
 async def test_a_client_that_never_reads_is_dropped_without_stalling_the_room(arena: Any) -> None:
     arena_ = await arena.start(out_queue=16, sndbuf=4096, rate_burst=10_000, rate_per_second=10_000)
     room, (ann, bob), started = await start_game(arena)
