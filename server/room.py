@@ -611,9 +611,15 @@ class Room:
             raise ProtocolError(ErrorCode.BAD_REQUEST, f"no seat {seat} in this room")
         if self.seats[seat] is not None:
             raise ProtocolError(ErrorCode.SEAT_OCCUPIED, f"seat {seat} is taken")
+        seated = dict(player)
+        if not player.get("guest"):  # a seat shows its player's rating in this room's game
+            known = await self.arena.presence.get_rating(self.settings.game, player["name"])
+            if known is not None:
+                seated["rating"] = round(Rating.from_dict(known).rating, 2)
         if current is not None:
             await self._free_seat(current)
-        self.seats[seat] = SeatState(session, dict(player))
+        self.seats[seat] = SeatState(session, seated)
+        player = seated
         await self.emit_wire("seat_taken", seat=seat, player=player_wire(player), lobby=True)
         if self.settings.quick:
             await self._maybe_start(require_ready=False)
@@ -929,6 +935,9 @@ class Room:
         names = list(self.match.players)  # type: ignore[union-attr]
         before = [Rating.from_dict(await presence.get_rating(game, n)) for n in names]
         after = rate_game(before, result)
+        for st, name, a in zip(self.seats, names, after, strict=True):
+            if st is not None and st.player["name"] == name:  # what seats show from now on
+                st.player["rating"] = round(a.rating, 2)
         await presence.put_ratings(
             game,
             {

@@ -350,3 +350,27 @@ async def test_quick_match_waits_for_a_similar_rating(arena: Any) -> None:
     assert ma.room == mc.room
     await bob.cancel_quick_match()
     assert not [x for x in bob.received if x.type == "matched"]
+
+
+async def test_seats_show_their_players_rating_in_the_rooms_game(arena: Any) -> None:
+    """A claimed player's seat shows its rating in the room's game once it has one (null
+    before its first rated game there, and always for guests); a finished rated game
+    updates the seats, and a new room and the lobby show the new figures."""
+    await arena.start()
+    room, clients = await seat_players(arena, "collapsi", ["ann", "bob"], rated=True)
+    ann, bob = clients
+    state = await ann.watch(room)
+    assert [st.player.rating for st in state.seats] == [None, None]
+    await ready_all(room, clients)
+    over = await play_to_end(room, clients, ann, random.Random(5))
+    after = {c.name: c.after for c in over.ratings}
+    state = await bob.watch(room)
+    assert {st.player.name: st.player.rating for st in state.seats} == after
+    fresh = await ann.create_room("collapsi", seat=0)
+    assert fresh.seats[0].player.rating == after["ann"]
+    listed = [r for r in await bob.list_rooms() if r.room == fresh.room]
+    assert listed[0].seats[0].player.rating == after["ann"]
+    other = await ann.create_room("collecto", seat=0)  # no rated collecto game yet
+    assert other.seats[0].player.rating is None
+    guest = await arena.client("cat")
+    assert (await guest.create_room("collapsi", seat=0)).seats[0].player.rating is None
