@@ -31,6 +31,8 @@ from protocol.common import (
 )
 
 ANN = Player(name="ann", guest=False, bot=False, rating=1500.0)
+# Ratings are per game: logged_in and resumed name no game, so the reference server sends none.
+ANN_LOGIN = Player(name="ann", guest=False, bot=False)
 BOT = Player(name="kestrel-bot", guest=False, bot=True, rating=1623.5)
 GUEST = Player(name="guest-4711", guest=True)
 FISCHER = Fischer(base_ms=180_000, increment_ms=2_000)
@@ -167,11 +169,11 @@ def server_examples() -> list[s.ServerBase]:
             ],
             features=[],
         ),
-        s.LoggedIn(re=2, player=ANN),
+        s.LoggedIn(re=2, player=ANN_LOGIN),
         s.LoggedIn(re=2, player=GUEST),
         s.Resumed(
             re=1,
-            player=ANN,
+            player=ANN_LOGIN,
             session="s-51c0e2",
             resume_token="rt_Qm83LpZ0aa1c",
             rooms=[room],

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from protocol import limits
+from protocol import limits, vectors
 from protocol.client import CLIENT_TYPES
 from protocol.codec import decode_client, decode_server
 from protocol.errors import ERROR_INFO, CloseCode, ErrorCode, ProtocolError
@@ -38,6 +38,21 @@ def test_every_json_example_is_a_valid_message() -> None:
     assert len(blocks) > 60
     for block in blocks:
         _decode_either(block)
+
+
+def _canonical(value: Any) -> str:
+    """JSON text that tells ``1500`` from ``1500.0`` and ``true`` from ``1`` (``==`` does not)."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def test_every_json_example_is_a_golden_vector() -> None:
+    """The message reference and the golden vectors hold the same messages (both come from
+    ``protocol/examples.py``): an example edited in one place only, or left stale, fails."""
+    golden = json.loads(vectors.VECTORS_PATH.read_text(encoding="utf-8"))["messages"]
+    wanted = {_canonical(json.loads(v["json"])) for v in golden}
+    shown = {_canonical(json.loads(block)) for block in _blocks("json")}
+    assert not shown - wanted, "examples that are not golden vectors (stale?)"
+    assert not wanted - shown, "golden vectors without an example in the document"
 
 
 def test_every_message_type_has_an_example() -> None:
