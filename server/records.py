@@ -63,6 +63,14 @@ class RecordStore:
             task = asyncio.create_task(asyncio.to_thread(self._write, game_id, record))
             self._writes.add(task)
             task.add_done_callback(self._writes.discard)
+            task.add_done_callback(lambda t: self._written(game_id, t))
+
+    @staticmethod
+    def _written(game_id: str, task: asyncio.Task[None]) -> None:
+        """A write that failed (a full disk, a bad --data-dir) is said in the log; the
+        record stays served from presence until the process ends."""
+        if not task.cancelled() and task.exception() is not None:
+            log.error("record_not_written", record=game_id, error=repr(task.exception()))
 
     def _write(self, game_id: str, record: dict[str, Any]) -> None:
         assert self.dir is not None

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+import structlog.testing
 
 from server.presence.memory import MemoryPresence
 from server.records import RecordStore
@@ -39,3 +40,16 @@ async def test_without_a_data_dir_records_live_in_presence_only() -> None:
     await store.save("g1", {"game": "x", "players": []})
     await store.flush()
     assert await store.get("g1") == {"game": "x", "players": []}
+
+
+async def test_a_record_that_cannot_be_written_is_logged_and_still_served(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "records").write_text("a file where the records directory should be")
+    store = RecordStore(MemoryPresence(), tmp_path)
+    with structlog.testing.capture_logs() as logs:
+        await store.save("g1", {"game": "collapsi", "players": ["a", "b"], "ended_at": 1})
+        await store.flush()
+    failed = [e for e in logs if e["event"] == "record_not_written"]
+    assert [e["record"] for e in failed] == ["g1"] and "Error" in failed[0]["error"]
+    assert (await store.get("g1"))["game"] == "collapsi"
