@@ -165,6 +165,11 @@ class Client:
             self.session, self.resume_token = welcome.session, welcome.resume_token
         return welcome
 
+    def _adopt_welcome(self) -> None:
+        """This connection's own session is the client's session from now on."""
+        if self.welcome is not None:
+            self.session, self.resume_token = self.welcome.session, self.welcome.resume_token
+
     async def __aenter__(self) -> Client:
         await self.connect()
         return self
@@ -195,7 +200,13 @@ class Client:
         for track in self.rooms.values():
             track.asking = False  # the resume's catch-up fills any gap
         cursors = [m.RoomCursor(room=r, seq=t.seq) for r, t in self.rooms.items()]
-        resumed = await self.request(m.Resume(token=self.resume_token, rooms=cursors[:64]))
+        try:
+            resumed = await self.request(m.Resume(token=self.resume_token, rooms=cursors[:64]))
+        except UnknownSessionError:
+            # the session is gone (grace period over, server restarted): what is left is
+            # this connection's own session, which a login makes resumable
+            self._adopt_welcome()
+            raise
         self.session, self.resume_token = resumed.session, resumed.resume_token
         self.player = resumed.player
         return resumed
@@ -389,8 +400,11 @@ class Client:
 
     # -- session ------------------------------------------------------------------------------
     async def login(self, name: str, token: str | None = None, bot: bool = False) -> m.Player:
+        """Log in on this connection; its session (the one :meth:`reconnect` resumes
+        from now on) is the one of this connection's ``welcome``."""
         reply = await self.request(m.Login(name=name, token=token, bot=bot))
         self.player = reply.player
+        self._adopt_welcome()
         return reply.player
 
     async def logout(self) -> None:
