@@ -101,6 +101,12 @@ class RoomTrack:
         self.ahead: dict[int, Any] = {}
         #: a watch with since_seq is on its way for the missing events
         self.asking = False
+        #: the session is in the room (False once left or closed, or the session is gone):
+        #: only such rooms are listed in a resume
+        self.live = False
+        #: when the room last sent something (the client's count of messages), so a resume
+        #: lists the most recent rooms first
+        self.last = 0
 
 
 class Client:
@@ -136,6 +142,7 @@ class Client:
         self.closed: asyncio.Event = asyncio.Event()
         self.close_code: int | None = None
         self._ids = itertools.count(1)
+        self._ticks = itertools.count(1)
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._inbox: list[Any] = []
         self._pos = 0
@@ -199,17 +206,29 @@ class Client:
         await self.connect()
         for track in self.rooms.values():
             track.asking = False  # the resume's catch-up fills any gap
-        cursors = [m.RoomCursor(room=r, seq=t.seq) for r, t in self.rooms.items()]
         try:
-            resumed = await self.request(m.Resume(token=self.resume_token, rooms=cursors[:64]))
+            resumed = await self.request(m.Resume(token=self.resume_token, rooms=self._cursors()))
         except UnknownSessionError:
-            # the session is gone (grace period over, server restarted): what is left is
-            # this connection's own session, which a login makes resumable
+            # the session is gone (grace period over, server restarted), and its rooms with
+            # it: what is left is this connection's own session, which a login makes resumable
             self._adopt_welcome()
+            self._leave_all()
             raise
         self.session, self.resume_token = resumed.session, resumed.resume_token
         self.player = resumed.player
         return resumed
+
+    def _cursors(self) -> list[m.RoomCursor]:
+        """The rooms the session is in, with their last seq: the most recent first, as many
+        as a resume lists (PROTOCOL.md, Sessions; the others get a snapshot)."""
+        live = [(r, t) for r, t in self.rooms.items() if t.live]
+        live.sort(key=lambda rt: rt[1].last, reverse=True)
+        return [m.RoomCursor(room=r, seq=t.seq) for r, t in live[:MAX_CURSORS]]
+
+    def _leave_all(self) -> None:
+        """The session ended (or is gone): it is in no room any more."""
+        for track in self.rooms.values():
+            track.live = False
 
     async def _read_loop(self) -> None:
         assert self.ws is not None
@@ -233,6 +252,9 @@ class Client:
             self._arrived.set()
 
     def _receive(self, msg: Any) -> None:
+        if isinstance(msg, m.Resumed):  # the rooms the session is in, as the server says
+            for room, track in self.rooms.items():
+                track.live = room in msg.rooms
         if isinstance(msg, m.RoomState):
             track = self.rooms.setdefault(msg.room, RoomTrack())
             track.state = msg
@@ -246,6 +268,9 @@ class Client:
         room = getattr(msg, "room", None)
         track = None if room is None else self.rooms.get(room)
         if track is not None:
+            if isinstance(msg, (m.RoomState, m.CatchUp)) or msg.type in m.ROOM_EVENT_TYPES:
+                track.live = msg.type != "room_closed"  # a closed room's session left it
+                track.last = next(self._ticks)
             if isinstance(msg, (m.RoomState, m.CatchUp)) and not getattr(msg, "more", False):
                 track.asking = False
             if track.ahead:
@@ -409,6 +434,7 @@ class Client:
 
     async def logout(self) -> None:
         await self.request(m.Logout())
+        self._leave_all()
         await self.close()
 
     async def ping(self) -> None:
@@ -459,6 +485,9 @@ class Client:
 
     async def leave(self, room: str) -> None:
         await self.request(m.LeaveRoom(room=room))
+        track = self.rooms.get(room)
+        if track is not None:
+            track.live = False  # not listed in a resume any more
 
     async def quick_match(
         self,
@@ -520,7 +549,7 @@ class Client:
         return (await self.request(m.GetLeaderboard(game=game, limit=limit))).entries
 
 
-from protocol.limits import DecodeLimits  # noqa: E402
+from protocol.limits import MAX_CURSORS, DecodeLimits  # noqa: E402
 
 #: a client accepts frames as large as the server may send (snapshots of big boards)
 _CLIENT_LIMITS = DecodeLimits(max_frame_bytes=1 << 20)

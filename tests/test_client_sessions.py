@@ -41,3 +41,34 @@ async def test_after_a_failed_resume_and_a_fresh_login_reconnect_resumes_the_new
     await ann.next(type="player_reconnected", room=state.room)  # the seat was kept
     after = ann.received[ann.received.index(resumed) + 1 :]
     assert after[0].type == "catch_up" and after[0].room == state.room  # from its seq
+
+
+async def test_a_resume_catches_up_the_live_game_after_more_than_64_rooms_left(
+    arena: Any,
+) -> None:
+    await arena.start(rate_burst=10**6, rate_per_second=10**6)
+    ann = await arena.client("ann", token="t-ann")
+    bob = await arena.client("bob", token="t-bob")
+    for _ in range(70):  # rooms the client has been in and left: none is the session's now
+        left = await ann.create_room("collapsi")
+        await ann.leave(left.room)
+    room = (await ann.create_room("collapsi", seat=0)).room
+    await bob.join(room)
+    await bob.take_seat(room, 1)
+    await ann.ready(room)
+    await bob.ready(room)
+    started = await bob.next(type="game_started", room=room)
+    if started.to_move == 0:
+        await ann.move(room, started.legal_moves[0])
+        started = await bob.next(type="move_made", room=room)
+    await ann.next(type="game_started", room=room)
+    ann.abort()
+    await bob.next(type="player_disconnected", room=room)
+    await bob.move(room, started.legal_moves[0])  # while ann is away
+    resumed = await ann.reconnect()
+    assert resumed.rooms == [room]
+    await ann.next(type="player_reconnected", room=room)  # follows the catch-up
+    after = ann.received[ann.received.index(resumed) + 1 :]
+    assert after[0].type == "catch_up" and after[0].room == room  # by seq, not a snapshot
+    moved = [e for e in after if e.type == "move_made" and e.seat == 1]
+    assert moved and moved[0] in ann.events(room)  # bob's move, as if it arrived live
