@@ -252,8 +252,8 @@ class Client:
             self._arrived.set()
 
     def _receive(self, msg: Any) -> None:
-        if isinstance(msg, m.Resumed):  # the rooms the session is in, as the server says
-            for room, track in self.rooms.items():
+        if isinstance(msg, (m.Resumed, m.LoggedIn)) and msg.rooms is not None:
+            for room, track in self.rooms.items():  # the session's rooms, as the server says
                 track.live = room in msg.rooms
         if isinstance(msg, m.RoomState):
             track = self.rooms.setdefault(msg.room, RoomTrack())
@@ -426,10 +426,15 @@ class Client:
     # -- session ------------------------------------------------------------------------------
     async def login(self, name: str, token: str | None = None, bot: bool = False) -> m.Player:
         """Log in on this connection; its session (the one :meth:`reconnect` resumes
-        from now on) is the one of this connection's ``welcome``."""
+        from now on) is the one of this connection's ``welcome``, or the player's own
+        dropped session when the login took it over (``logged_in.resume_token``; its rooms'
+        snapshots follow, as after a resume)."""
         reply = await self.request(m.Login(name=name, token=token, bot=bot))
         self.player = reply.player
-        self._adopt_welcome()
+        if reply.resume_token is not None and reply.session is not None:
+            self.session, self.resume_token = reply.session, reply.resume_token
+        else:
+            self._adopt_welcome()
         return reply.player
 
     async def logout(self) -> None:

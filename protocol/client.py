@@ -60,7 +60,9 @@ class Login(ClientBase):
     """Log in as a guest (no ``token``) or as a player claiming ``name`` with a secret token.
 
     The first login with a token claims the name for that token; later logins under the
-    name must present the same token (else ``name_taken``). ``bot`` marks bots.
+    name must present the same token (else ``name_taken``). ``bot`` marks bots. A player's
+    login while its previous session is dropped and in its grace period takes that session
+    over (see ``LoggedIn``).
     """
 
     type: Literal["login"] = "login"

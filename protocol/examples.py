@@ -171,6 +171,13 @@ def server_examples() -> list[s.ServerBase]:
         ),
         s.LoggedIn(re=2, player=ANN_LOGIN),
         s.LoggedIn(re=2, player=GUEST),
+        s.LoggedIn(
+            re=2,
+            player=ANN_LOGIN,
+            session="s-51c0e2",
+            resume_token="rt_5Jx9vQe2LrT0",
+            rooms=[room],
+        ),
         s.Resumed(
             re=1,
             player=ANN_LOGIN,

@@ -88,10 +88,19 @@ class Welcome(ServerBase):
 
 
 class LoggedIn(ServerBase):
-    """The answer to ``login``."""
+    """The answer to ``login``.
+
+    ``session``, ``resume_token`` and ``rooms`` are there only when the login took over
+    the player's own session, dropped and still in its grace period (as a ``resume``
+    would): the connection is now that session (keep this ``resume_token``, the
+    ``welcome``'s is void), and one ``room_state`` per room follows, as after ``resumed``.
+    """
 
     type: Literal["logged_in"] = "logged_in"
     player: Player
+    session: Id | None = None
+    resume_token: Token | None = None
+    rooms: Annotated[list[Id], Field(max_length=MAX_LIST)] | None = None
 
 
 class Resumed(ServerBase):

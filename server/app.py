@@ -455,7 +455,13 @@ class Arena:
         elif await self.presence.name_claimed(name):
             raise ProtocolError(ErrorCode.NAME_TAKEN, f"{name} is claimed: log in with its token")
         holder = self.online_names.get(key)
-        if holder is not None and holder != s.id and holder in self.sessions:
+        held = None if holder is None or holder == s.id else self.sessions.get(holder)
+        if held is not None:
+            if msg.token is not None and self._dropped_player(held):
+                # the player's own session, dropped (a client restarted without its resume
+                # token): proven by the name's token, this login takes it over as a resume
+                await self._take_over(conn, s, held, msg)
+                return
             raise ProtocolError(ErrorCode.NAME_TAKEN, f"{name} is online already")
         self.online_names[key] = s.id
         s.player = {"name": name, "guest": msg.token is None, "bot": msg.bot}
@@ -464,6 +470,31 @@ class Arena:
         conn.phase = Phase.AUTHENTICATED
         conn.log.info("login", name=name, guest=msg.token is None, bot=msg.bot)
         conn.send(m.LoggedIn(re=msg.id, player=m.Player(**s.player)))
+
+    @staticmethod
+    def _dropped_player(held: Session) -> bool:
+        """A player's (not a guest's) session in its grace period: no connection."""
+        return held.conn is None and held.player is not None and not held.player["guest"]
+
+    async def _take_over(self, conn: Connection, fresh: Session, held: Session, msg: Any) -> None:
+        """A login proven by the name's token takes over the player's dropped session: the
+        connection becomes that session, as on resume, with a snapshot of each room (the
+        client restarted: it has no seq to give)."""
+        self._attach(conn, held, {})  # at once: a resume coming later replaces this one
+        await self._end_fresh_session(fresh, held)
+        reply = m.LoggedIn(
+            re=msg.id,
+            player=m.Player(**held.player),  # type: ignore[arg-type]
+            session=held.id,
+            resume_token=held.token,
+            rooms=sorted(held.rooms),
+        )
+        try:
+            await self._resume_rooms(conn, held, reply, {})
+        finally:
+            if held.conn is conn:
+                held.resuming.clear()
+        conn.log.info("login_took_over", rooms=sorted(held.rooms))
 
     async def on_resume(self, conn: Connection, msg: m.Resume) -> None:
         found = await self.presence.resume_session(msg.token)
@@ -476,14 +507,40 @@ class Arena:
             old = self._adopt_session(found[0], found[1], msg.token)
         if old is None or old.player is None:
             raise ProtocolError(ErrorCode.UNKNOWN_SESSION, "no such session (or it expired)")
-        fresh = self.sessions.pop(conn.session or "", None)
-        if fresh is not None and fresh is not old:
-            self.spawn(self.presence.end_session(fresh.id))
-            for room_id in sorted(fresh.rooms):  # rooms it watched: no ghost spectator left
-                room = self._room_nowait(room_id)
-                if room is not None:
-                    with contextlib.suppress(ProtocolError, PresenceError):
-                        await room.ask(room.leave, fresh.id, "resign")
+        fresh = self.sessions.get(conn.session or "")
+        if fresh is not None:
+            await self._end_fresh_session(fresh, old)
+        cursors = {c.room: c.seq for c in msg.rooms}
+        self._attach(conn, old, cursors)
+        reply = m.Resumed(
+            re=msg.id,
+            player=m.Player(**old.player),
+            session=old.id,
+            resume_token=old.token,
+            rooms=sorted(old.rooms),
+        )
+        try:
+            await self._resume_rooms(conn, old, reply, cursors)
+        finally:
+            if old.conn is conn:
+                old.resuming.clear()
+        conn.log.info("resumed", rooms=sorted(old.rooms))
+
+    async def _end_fresh_session(self, fresh: Session, old: Session) -> None:
+        """The connection's own session ends as it takes over ``old``."""
+        if fresh is old:
+            return
+        self.sessions.pop(fresh.id, None)
+        self.spawn(self.presence.end_session(fresh.id))
+        for room_id in sorted(fresh.rooms):  # rooms it watched: no ghost spectator left
+            room = self._room_nowait(room_id)
+            if room is not None:
+                with contextlib.suppress(ProtocolError, PresenceError):
+                    await room.ask(room.leave, fresh.id, "resign")
+
+    def _attach(self, conn: Connection, old: Session, seen: dict[str, int]) -> None:
+        """The connection is ``old``'s from now on (an open one it had is replaced); its
+        rooms' live events wait for their catch-up (or snapshot)."""
         if old.expiry is not None:
             old.expiry.cancel()
             old.expiry = None
@@ -494,31 +551,20 @@ class Arena:
         old.conn = conn
         old.resuming = set(old.rooms)
         if self.cluster is not None:  # what this connection has seen, not the last one
-            self.cluster.resumed(old.id, {c.room: c.seq for c in msg.rooms})
+            self.cluster.resumed(old.id, seen)
         conn.session = old.id
         conn.log = conn.log.bind(session=old.id)
-        try:
-            await self._resume_rooms(conn, old, msg)
-        finally:
-            if old.conn is conn:
-                old.resuming.clear()
-        conn.log.info("resumed", rooms=sorted(old.rooms))
+        self.metrics.sessions.set(len(self.sessions))
 
-    async def _resume_rooms(self, conn: Connection, old: Session, msg: m.Resume) -> None:
-        """Answer ``resumed``, then each room's catch-up (its live events wait behind it)."""
+    async def _resume_rooms(
+        self, conn: Connection, old: Session, reply: Any, cursors: dict[str, int]
+    ) -> None:
+        """Send ``reply`` (``resumed``, or ``logged_in`` for a session a login took over),
+        then each room's catch-up (its live events wait behind it)."""
         await self.presence.touch_session(old.id, 86400)
-        assert old.player is not None  # (on_resume resumes logged-in sessions only)
+        assert old.player is not None  # (logged-in sessions only are resumed or taken over)
         conn.phase = Phase.AUTHENTICATED
-        conn.send(
-            m.Resumed(
-                re=msg.id,
-                player=m.Player(**old.player),
-                session=old.id,
-                resume_token=old.token,
-                rooms=sorted(old.rooms),
-            )
-        )
-        cursors = {c.room: c.seq for c in msg.rooms}
+        conn.send(reply)
         for room_id in sorted(old.rooms):
             try:
                 room = await self._find_room_or_none(room_id)

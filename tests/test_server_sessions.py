@@ -310,3 +310,50 @@ async def test_watching_a_room_first_does_not_get_round_the_rooms_limit(arena: A
         await ann.join(room)
     assert refused.value.code == "too_many_rooms"
     assert (await bob.watch(room)).seats[1].player is None
+
+
+async def test_a_player_logging_in_again_in_the_grace_period_takes_its_session_over(
+    arena: Any,
+) -> None:
+    """A client that crashed (its resume token lost) starts again and logs in with the
+    name's token: it gets its dropped session back, seat and game, as a resume would."""
+    await arena.start(grace=30.0)
+    ann = await arena.client("ann", token="t-ann")
+    bob = await arena.client("bob", token="t-bob")
+    room = (await ann.create_room("collapsi", seat=0)).room
+    await bob.join(room)
+    await bob.take_seat(room, 1)
+    await ann.ready(room)
+    await bob.ready(room)
+    started = await bob.next(type="game_started", room=room)
+    other = await arena.client()
+    with pytest.raises(NameTakenError):  # its connection is open: stays as it was
+        await other.login("ann", token="t-ann")
+    ann.abort()
+    await bob.next(type="player_disconnected", room=room)
+    with pytest.raises(NameTakenError):  # a guest proves nothing
+        await other.login("ann")
+    again = await arena.client()
+    player = await again.login("ann", token="t-ann")
+    assert player.name == "ann" and not player.guest
+    logged = next(x for x in again.received if x.type == "logged_in")
+    assert (logged.session, logged.resume_token, logged.rooms) == (
+        ann.session,
+        ann.resume_token,
+        [room],
+    )
+    assert (again.session, again.resume_token) == (ann.session, ann.resume_token)
+    back = await again.next(type="player_reconnected", room=room)
+    after = again.received[again.received.index(logged) + 1 :]
+    assert [x.type for x in after] == ["room_state", "player_reconnected"]
+    state = after[0]
+    assert (state.room, state.status, state.you) == (room, "playing", 0)
+    assert back.seq == state.seq + 1
+    assert (await bob.next(type="player_reconnected", room=room)).seq == back.seq
+    # the game goes on with ann in her seat, and the session resumes as ever
+    mover = again if started.to_move == 0 else bob
+    await mover.move(room, started.legal_moves[0])
+    again.abort()
+    resumed = await again.reconnect()
+    assert resumed.session == ann.session and resumed.rooms == [room]
+    assert not [x for x in bob.received if x.type == "game_over"]
