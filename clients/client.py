@@ -36,6 +36,11 @@ from protocol.versions import PROTOCOL_VERSIONS
 
 SOFTWARE = "arena-client/0.1"
 
+#: the room events after which a seat may be to move (``to_move``, ``legal_moves``): a
+#: player acts on each of them. ``player_eliminated``: someone of three or more went out
+#: by forfeit and, if it was their turn, the turn passed on (PROTOCOL.md, Rooms and games)
+TURN_EVENTS = ("game_started", "move_made", "player_eliminated")
+
 
 class ArenaError(Exception):
     """An ``error`` reply from the server (or a refused local request)."""

@@ -16,7 +16,7 @@ import json
 import random
 import sys
 
-from clients.client import Client, ConnectionLost
+from clients.client import TURN_EVENTS, Client, ConnectionLost
 
 
 async def connect(url: str, name: str, wait_s: float) -> Client:
@@ -41,9 +41,7 @@ async def play_one(client: Client, rng: random.Random) -> dict[str, object]:
     print(json.dumps({"event": "bot_room", "room": room}), flush=True)
     await client.ready(room)
     while True:
-        ev = await client.next(
-            type=("game_started", "move_made", "game_over"), room=room, timeout=None
-        )
+        ev = await client.next(type=(*TURN_EVENTS, "game_over"), room=room, timeout=None)
         if ev.type == "game_over":
             await client.leave(room)
             return {"event": "bot_game_over", "room": room, "record": ev.record}

@@ -83,16 +83,24 @@ class Result:
 
     @classmethod
     def forfeit(
-        cls, loser: int, players: int, reason: str, alive: list[int] | None = None
+        cls,
+        loser: int,
+        players: int,
+        reason: str,
+        alive: list[int] | None = None,
+        out: list[int] | tuple[int, ...] = (),
     ) -> Result:
         """The result when ``loser`` resigns, times out or abandons.
 
         With two players the other one wins. With more, the remaining players
         in ``alive`` (default: everyone else) keep their seat order ahead of
-        the loser, and the first of them is named winner.
+        the loser, and the first of them is named winner; ``out`` (the seats
+        eliminated before, first out first) follow the loser, the last out
+        first (ruling 3: ranked by elimination time).
         """
         rest = [s for s in (alive if alive is not None else range(players)) if s != loser]
-        return cls(winner=rest[0] if rest else None, order=(*rest, loser), reason=reason)
+        order = (*rest, loser, *reversed([s for s in out if s != loser]))
+        return cls(winner=rest[0] if rest else None, order=order, reason=reason)
 
 
 @dataclass(slots=True)
@@ -109,9 +117,13 @@ class GameRecord:
     moves: list[str] = field(default_factory=list)
     result: Result | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    #: players who went out by forfeit while the game went on (3-4 player games):
+    #: ``{"seat", "ply", "reason"}``, out after ``ply`` moves; a forfeit that ended the
+    #: game is not listed (it is the result). Left out of :meth:`to_dict` when empty.
+    forfeits: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "game": self.game,
             "rules": self.rules,
             "rules_version": self.rules_version,
@@ -123,6 +135,9 @@ class GameRecord:
             "result": None if self.result is None else self.result.to_dict(),
             "options": dict(self.options),
         }
+        if self.forfeits:
+            out["forfeits"] = [dict(f) for f in self.forfeits]
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameRecord:
@@ -138,6 +153,7 @@ class GameRecord:
             moves=list(data.get("moves", [])),
             result=None if result is None else Result.from_dict(result),
             options=dict(data.get("options", {})),
+            forfeits=[dict(f) for f in data.get("forfeits") or []],
         )
 
 
@@ -157,6 +173,9 @@ class Game(ABC):
     variants: ClassVar[tuple[str, ...]]
     #: rule set name -> the published version of the rules it implements
     rules_versions: ClassVar[dict[str, str]]
+    #: a player of three or more can go out while the others play on (:meth:`eliminate`);
+    #: without, any forfeit ends the game
+    eliminations: ClassVar[bool] = False
 
     @classmethod
     def version_of(cls, rules: str | None) -> str:
@@ -284,6 +303,21 @@ class Game(ABC):
     @abstractmethod
     def copy(self) -> Self: ...
 
+    # -- eliminations (games of three or more) -----------------------------------
+    def eliminated(self) -> list[int]:
+        """Seats out of a game that goes on without them, first out first."""
+        return []
+
+    def eliminate(self, seat: int, reason: str) -> None:
+        """Take ``seat`` out by forfeit (``reason``: resign, timeout, abandon) while at
+        least two others play on; raises :class:`IllegalMove` where the game cannot
+        (then a forfeit ends the game)."""
+        raise IllegalMove(f"{self.name} has no eliminations: a forfeit ends the game")
+
+    def forfeits(self) -> list[dict[str, Any]]:
+        """The :meth:`eliminate` calls so far, for records: ``{"seat", "ply", "reason"}``."""
+        return []
+
     # -- records ------------------------------------------------------------
     def record(self, players: list[str] | None = None, result: Result | None = None) -> GameRecord:
         """The game's record; ``result`` overrides the board's own (resign, timeout)."""
@@ -298,6 +332,7 @@ class Game(ABC):
             moves=list(self.history),
             result=result if result is not None else self.result(),
             options=self.options(),
+            forfeits=self.forfeits(),
         )
 
     def options(self) -> dict[str, Any]:
@@ -348,7 +383,8 @@ def new_game(
 
 
 def replay(record: GameRecord) -> Game:
-    """Rebuild a game from its record by replaying every move; raises on any illegal move."""
+    """Rebuild a game from its record by replaying every move (and every forfeit that
+    took a player out while the game went on); raises on any illegal move."""
     cls = game_class(record.game)
     game = cls.from_setup(
         record.setup,
@@ -358,6 +394,13 @@ def replay(record: GameRecord) -> Game:
         options=record.options or None,
         seed=record.seed,
     )
-    for move in record.moves:
-        game.play(move)
+    forfeits = sorted(record.forfeits, key=lambda f: f["ply"])  # stable: same ply in order
+    for ply, move in enumerate([*record.moves, None]):
+        while forfeits and forfeits[0]["ply"] == ply:
+            f = forfeits.pop(0)
+            game.eliminate(f["seat"], f.get("reason", "resign"))
+        if move is not None:
+            game.play(move)
+    if forfeits:
+        raise IllegalMove(f"a forfeit after ply {forfeits[0]['ply']}, past the record's moves")
     return game

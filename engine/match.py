@@ -112,7 +112,9 @@ class Match:
     """One game, its seats and clocks; see the module docstring.
 
     Events returned (all JSON-able): ``{"type": "start", ...}``,
-    ``{"type": "move", "seat", "move", "ply", "clocks", "to_move"}`` and
+    ``{"type": "move", "seat", "move", "ply", "clocks", "to_move"}``,
+    ``{"type": "eliminated", "seat", "reason", "ply", "clocks", "to_move"}`` (a player
+    of three or more forfeited and the others play on) and
     ``{"type": "game_over", "result", "clocks"}``. ``clocks`` are remaining
     milliseconds per seat (``None`` without a time control).
     """
@@ -204,8 +206,7 @@ class Match:
         deadline = self.deadline_ms()
         if mover is None or deadline is None or now_ms < deadline:
             return []
-        self._clocks[mover] = 0  # type: ignore[index]
-        return self._finish(self._forfeit(mover, "timeout"), now_ms)
+        return self._forfeit_at(mover, "timeout", now_ms)
 
     def submit_move(self, seat: int, move: str, now_ms: int) -> list[dict[str, Any]]:
         """Play ``move`` for ``seat``.
@@ -222,6 +223,8 @@ class Match:
             raise NotYourTurn("the game has not started")
         if (flag := self.check_time(now_ms)) != []:
             return flag
+        if seat in self.game.eliminated():
+            raise GameOver("you are out of this game")
         if self.game.to_move() != seat:
             raise NotYourTurn(f"it is {self.players[self.game.to_move()]}'s turn")  # type: ignore[index]
         self.game.play(move)  # raises IllegalMove / NotationError before any change
@@ -254,6 +257,18 @@ class Match:
     def abandon(self, seat: int, now_ms: int) -> list[dict[str, Any]]:
         """The seat left and did not come back within the room's grace period."""
         return self._forfeit_command(seat, "abandon", now_ms)
+
+    def forfeit(self, seat: int, reason: str, now_ms: int) -> list[dict[str, Any]]:
+        """``seat`` loses by ``reason`` (resign, abandon, timeout) at ``now_ms``, as
+        :meth:`resign` does; ``timeout`` zeroes the clock (restoring a logged game)."""
+        if reason == "timeout":
+            self._check_seat(seat)
+            if self.over:
+                raise GameOver("the game is over")
+            if seat in self.game.eliminated():
+                return []
+            return self._forfeit_at(seat, "timeout", now_ms)
+        return self._forfeit_command(seat, reason, now_ms)
 
     def abort(self, now_ms: int, reason: str = "aborted") -> list[dict[str, Any]]:
         """End without a winner (server shutdown, a game nobody started)."""
@@ -290,25 +305,54 @@ class Match:
         if not isinstance(seat, int) or not 0 <= seat < self.num_seats:
             raise NotSeated(f"no seat {seat!r} in this match")
 
-    def _forfeit(self, loser: int, reason: str) -> Result:
-        return Result.forfeit(loser, self.num_seats, reason)
-
     def _forfeit_command(self, seat: int, reason: str, now_ms: int) -> list[dict[str, Any]]:
         self._check_seat(seat)
         if self.over:
             raise GameOver("the game is over")
-        if self.started:
-            # time running out before the resignation arrived still counts as time
-            if (flag := self.check_time(now_ms)) != []:
-                return flag
-            mover = self.to_move()
-            if (
-                mover is not None
-                and self._clocks is not None
-                and self.time_control.kind == "fischer"
-            ):
+        if seat in self.game.eliminated():
+            return []  # out already (ruling 3): leaving or resigning changes nothing
+        if not self.started:
+            return self._finish(Result.forfeit(seat, self.num_seats, reason), now_ms)
+        # time running out before the resignation arrived still counts as time
+        flag = self.check_time(now_ms)
+        if self.over or seat in self.game.eliminated():
+            return flag
+        return flag + self._forfeit_at(seat, reason, now_ms)
+
+    def _forfeit_at(self, seat: int, reason: str, now_ms: int) -> list[dict[str, Any]]:
+        """``seat`` (in the game, started) forfeits now: with two others or more still
+        in, they are out and the game goes on (ruling 3); else the game ends."""
+        mover = self.to_move()
+        out = self.game.eliminated()
+        alive = [s for s in range(self.num_seats) if s not in out]
+        ends = len(alive) < 3 or not self.game.eliminations
+        if self._clocks is not None and mover is not None and (ends or mover == seat):
+            # the mover's clock stops: the game ends, or the turn passes on
+            if reason == "timeout" and mover == seat:
+                self._clocks[seat] = 0
+            elif self.time_control.kind == "fischer":
                 self._clocks[mover] -= now_ms - self._turn_started_ms
-        return self._finish(self._forfeit(seat, reason), now_ms)
+        if ends:
+            # ranked by elimination time: the forfeiting seat after those still in,
+            # ahead of those out before (ruling 3)
+            result = Result.forfeit(seat, self.num_seats, reason, alive=alive, out=out)
+            return self._finish(result, now_ms)
+        self.game.eliminate(seat, reason)
+        if mover == seat:  # the turn passes on: the next mover's clock runs from now
+            self._turn_started_ms = now_ms
+        events: list[dict[str, Any]] = [
+            {
+                "type": "eliminated",
+                "seat": seat,
+                "reason": reason,
+                "ply": len(self.game.history),
+                "clocks": self.clocks(now_ms),
+                "to_move": self.game.to_move(),
+            }
+        ]
+        if (result := self.game.result()) is not None:  # the next one had no move
+            events += self._finish(result, now_ms)
+        return events
 
     def _finish(self, result: Result, now_ms: int) -> list[dict[str, Any]]:
         self.result = result

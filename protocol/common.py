@@ -153,6 +153,15 @@ class GameResult(Model):
     scores: Annotated[list[int], Field(max_length=MAX_SEATS)] | None = None
 
 
+class RecordForfeit(Model):
+    """A player who went out by forfeit while the game went on (3-4 players): after
+    ``ply`` moves (a replay takes the seat out before move ``ply + 1``)."""
+
+    seat: Seat
+    ply: Annotated[int, Field(ge=0, le=2048)]
+    reason: Short
+
+
 class GameRecordData(Model):
     """A finished (or running) game's record: the engine's ``GameRecord.to_dict()``."""
 
@@ -166,6 +175,9 @@ class GameRecordData(Model):
     moves: Annotated[list[Move], Field(max_length=2048)] = []
     result: GameResult | None = None
     options: JsonObject = {}
+    forfeits: Annotated[list[RecordForfeit], Field(max_length=MAX_SEATS)] = []
+    """Forfeits that took a player out while the others played on, in order; a forfeit
+    that ended the game is the ``result`` instead (empty, or left out, otherwise)."""
 
 
 class RatingChange(Model):

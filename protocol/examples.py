@@ -303,6 +303,27 @@ def server_examples() -> list[s.ServerBase]:
             legal_moves=["7", "8", "10", "15"],
             clock=clock_after,
         ),
+        # a 3-player Big Board game (seed 7): green, to move after two moves, resigns
+        s.PlayerEliminated(
+            room="r-3bb7q",
+            seq=9,
+            seat=2,
+            reason="resign",
+            ply=2,
+            position="132431/34j12j/2Jj442/212234/433131/314241 2,5,x1 0",
+            view={
+                "game": "collapsi",
+                "width": 6,
+                "height": 6,
+                "collapsed": [8, 11, 14],
+                "pawns": [2, 5, None],
+                "eliminated": [2],
+                "to_move": 0,
+            },
+            to_move=0,
+            legal_moves=["0", "4", "7", "9", "26", "31", "33"],
+            clock=Clock(remaining_ms=[178_000, 177_000, 159_000], running=0),
+        ),
         s.ClockUpdate(room=room, seq=8, clock=Clock(remaining_ms=[0, 151_200], running=None)),
         s.GameOver(
             room=room,

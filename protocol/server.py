@@ -329,6 +329,28 @@ class MoveMade(RoomEventBase):
     clock: Clock | None = None
 
 
+class PlayerEliminated(RoomEventBase):
+    """A player of a game of three or more went out by forfeit and the others play on.
+
+    ``reason``: ``resign``, ``timeout``, ``abandon`` (leaving the room or logging out
+    counts as ``resign``), or a later addition. ``ply`` is the number of moves played so
+    far (the player went out after move ``ply``). ``position``, ``view``, ``to_move``,
+    ``legal_moves`` and ``clock`` are as after a move: if it was the player's turn, the
+    turn has passed on (act on this event as on ``move_made``). ``to_move`` is ``null``
+    when the game ended with it (a ``game_over`` event follows). A forfeit that leaves
+    one player in is not announced with this event: ``game_over`` ends the game."""
+
+    type: Literal["player_eliminated"] = "player_eliminated"
+    seat: Seat
+    reason: Short
+    ply: Annotated[int, Field(ge=0, le=MAX_MOVES)]
+    position: Notation
+    view: JsonObject
+    to_move: Seat | None = None
+    legal_moves: Moves
+    clock: Clock | None = None
+
+
 class ClockUpdate(RoomEventBase):
     """The clocks changed other than by a move (started, paused, a flag fell)."""
 
@@ -379,6 +401,7 @@ RoomEvent = Annotated[
     | ReadyChanged
     | GameStarted
     | MoveMade
+    | PlayerEliminated
     | ClockUpdate
     | GameOver
     | ChatMessage
@@ -462,6 +485,7 @@ ServerMessage = Annotated[
     | ReadyChanged
     | GameStarted
     | MoveMade
+    | PlayerEliminated
     | ClockUpdate
     | GameOver
     | ChatMessage

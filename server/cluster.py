@@ -167,9 +167,11 @@ def _replay_match(
 ) -> Match:
     """The match of one game, replayed move by move through the engine.
 
-    Each move is played at a synthetic time chosen so that the clocks come out as
-    logged, and so that the last move happens ``now_ms``: the mover's clock
-    restarts now (see the module docstring on clocks).
+    ``moves``: the game's ``move_made`` and ``player_eliminated`` events in log order
+    (a forfeit that took a player out of a game of three or more is replayed as the
+    same forfeit, ruling 3). Each is played at a synthetic time chosen so that the
+    clocks come out as logged, and so that the last one happens ``now_ms``: the
+    mover's clock restarts now (see the module docstring on clocks).
     """
     tc = engine_time_control(settings.time_control)
     players = [s["player"]["name"] for s in started["seats"]]
@@ -183,20 +185,28 @@ def _replay_match(
     match = Match(game, players, tc)
     elapsed = []
     prev = (started.get("clock") or {}).get("remaining_ms")
+    mover = started.get("to_move")
     for mv in moves:
         after = (mv.get("clock") or {}).get("remaining_ms")
         spent = 0
         if tc.kind == "fischer" and prev and after:
-            spent = prev[mv["seat"]] - after[mv["seat"]] + tc.increment_ms
+            if mv["type"] == "move_made":
+                spent = prev[mv["seat"]] - after[mv["seat"]] + tc.increment_ms
+            elif mover is not None:  # the mover's clock ran until the forfeit
+                spent = prev[mover] - after[mover]
         elapsed.append(max(0, spent))
         prev = after or prev
+        mover = mv.get("to_move")
     t = now_ms - sum(elapsed)
     match.start(t)
     for mv, spent in zip(moves, elapsed, strict=True):
         t += spent
         if match.over:
             break
-        match.submit_move(mv["seat"], mv["move"], t)
+        if mv["type"] == "player_eliminated":
+            match.forfeit(mv["seat"], mv["reason"], t)
+        else:
+            match.submit_move(mv["seat"], mv["move"], t)
     if over is not None and not match.over:
         match.result = Result.from_dict(over["result"])
         match.end_ms = t
@@ -264,7 +274,7 @@ def restore_room(
             room.record_id = None
             room.rematch_offers.clear()
             started, moves, over = ev, [], None
-        elif t == "move_made":
+        elif t in ("move_made", "player_eliminated"):
             moves.append(ev)
         elif t == "game_over":
             over = ev

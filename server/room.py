@@ -660,7 +660,9 @@ class Room:
         await self._maybe_start(require_ready=True)
 
     async def leave(self, session: str, reason: str = "resign") -> None:
-        """A member leaves; a seated player in a running game forfeits (``reason``)."""
+        """A member leaves; a seated player in a running game forfeits (``reason``): with
+        three or more players they go out and the others play on, and a player out
+        already changes nothing but their seat (ruling 3, :meth:`Match.forfeit`)."""
         role = self.members.get(session)
         if role is None:
             raise ProtocolError(ErrorCode.UNKNOWN_ROOM, "you are not in this room")
@@ -840,6 +842,9 @@ class Room:
                 self._moves_metric.inc()
                 seq = self.seq + 1
                 await self._log_and_send(Outgoing(self.move_wire(seq, ev)), seq, reply)
+            elif ev["type"] == "eliminated":
+                # ruling 3: a forfeit with two others or more still in; the game goes on
+                await self.emit(m.PlayerEliminated, **self.eliminated_fields(ev))
             elif ev["type"] == "game_over":
                 if ev["clocks"] is not None and ev["result"]["reason"] == "timeout":
                     await self.emit(
@@ -875,6 +880,27 @@ class Room:
         if ev["clocks"] is not None:
             wire["clock"] = {"remaining_ms": list(ev["clocks"]), "running": ev["to_move"]}
         return wire
+
+    def eliminated_fields(self, ev: dict[str, Any]) -> dict[str, Any]:
+        """The ``player_eliminated`` event's fields for the match's ``eliminated`` event
+        (the position as it is now: the event is applied before the next one happens)."""
+        assert self.match is not None
+        g = self.match.game
+        over = self.match.over or g.is_over()
+        position, view, legal = g.position_view_moves()
+        clock = None
+        if ev["clocks"] is not None:
+            clock = m.Clock(remaining_ms=list(ev["clocks"]), running=ev["to_move"])
+        return {
+            "seat": ev["seat"],
+            "reason": ev["reason"],
+            "ply": ev["ply"],
+            "position": position,
+            "view": view,
+            "to_move": ev["to_move"],
+            "legal_moves": [] if over else legal,
+            "clock": clock,
+        }
 
     def _arm_deadline(self) -> None:
         self._cancel_deadline()

@@ -205,3 +205,146 @@ def test_rematch_swaps_sides_on_a_fresh_deal() -> None:
     assert r.game.setup() == "6"
     m3 = match(players=3)
     assert m3.rematch(seed=2).players == ["n1", "n2", "n0"]
+
+
+# -- forfeits in 3-4 player Collapsi (ruling 3: out by elimination, the others play on) --
+
+
+def big_board(players: int = 3, seed: int = 1, tc: str = "0.1+1") -> Match:
+    m = Match.new(
+        "collapsi",
+        [f"n{i}" for i in range(players)],
+        variant="big-board",
+        seed=seed,
+        time_control=TimeControl.parse(tc),
+    )
+    m.start(1000)
+    return m
+
+
+def same_as_rebuilt(m: Match) -> None:
+    """The game after forfeits is exactly the one its position describes (legal moves too:
+    the card a forfeiting player stood on is free to end on)."""
+    g = m.game
+    again = type(g).from_setup(g.position(), variant=g.variant, players=g.num_players)
+    assert again.legal_moves() == g.legal_moves()
+    assert again.to_move() == g.to_move()
+
+
+def play_until_eliminated(m: Match, rng_seed: int, now: int) -> int:
+    """Random moves until someone is out by having no move; returns the time reached."""
+    import random
+
+    rng = random.Random(rng_seed)
+    while not m.game.eliminated() and not m.over:
+        now += 10
+        m.submit_move(m.to_move(), rng.choice(m.game.legal_moves()), now)
+    return now
+
+
+def test_the_mover_resigning_in_a_three_player_game_is_out_and_the_turn_passes() -> None:
+    m = big_board()
+    assert m.to_move() == 0
+    events = m.resign(0, 1400)
+    assert events == [
+        {
+            "type": "eliminated",
+            "seat": 0,
+            "reason": "resign",
+            "ply": 0,
+            "clocks": [5600, 6000, 6000],  # seat 0 spent 0.4 s; seat 1's clock runs now
+            "to_move": 1,
+        }
+    ]
+    assert not m.over and m.to_move() == 1 and m.game.eliminated() == [0]
+    assert m.deadline_ms() == 1400 + 6000
+    same_as_rebuilt(m)
+    # out is out: moving, resigning or abandoning again changes nothing
+    with pytest.raises(GameOver):
+        m.submit_move(0, m.game.legal_moves()[0], 1500)
+    assert m.resign(0, 1500) == [] and m.abandon(0, 1500) == []
+    assert m.game.eliminated() == [0] and not m.over
+    # seat 2 (not to move) resigns: seat 1 is the last one in and wins
+    m.submit_move(1, m.game.legal_moves()[0], 1600)
+    events = m.resign(1, 1700)
+    assert events[-1]["type"] == "game_over"
+    assert m.result == Result(2, (2, 1, 0), "resign")
+
+
+def test_a_forfeit_out_of_turn_keeps_the_turn_and_the_movers_clock() -> None:
+    m = big_board(players=4, seed=3)
+    m.submit_move(0, m.game.legal_moves()[0], 1500)  # 0.5 s + 1 s increment
+    events = m.abandon(3, 2000)
+    assert [e["type"] for e in events] == ["eliminated"]
+    # seat 1's clock has run 0.5 s of its turn and keeps running
+    assert events[0]["clocks"] == [6500, 5500, 6000, 6000] and events[0]["to_move"] == 1
+    assert m.deadline_ms() == 1500 + 6000
+    same_as_rebuilt(m)
+
+
+def test_a_timeout_in_a_three_player_game_is_an_elimination() -> None:
+    m = big_board()
+    assert m.check_time(6999) == []
+    events = m.check_time(7000)
+    assert events[0]["type"] == "eliminated" and events[0]["reason"] == "timeout"
+    assert events[0]["clocks"] == [0, 6000, 6000] and events[0]["to_move"] == 1
+    assert m.deadline_ms() == 7000 + 6000 and not m.over
+    # the next flag with two players in ends the game: order by elimination time
+    m.check_time(13000)
+    assert m.result == Result(2, (2, 1, 0), "timeout")
+
+
+def test_a_forfeit_after_an_elimination_ranks_by_elimination_time() -> None:
+    for seed in range(40):
+        m = big_board(tc="none", seed=seed)
+        now = play_until_eliminated(m, seed, 1000)
+        if not m.over:
+            break
+    else:  # pragma: no cover
+        raise AssertionError("no game with an elimination found")
+    (first_out,) = m.game.eliminated()
+    alive = [s for s in range(3) if s != first_out]
+    # the player out by having no move leaves: nothing changes
+    assert m.resign(first_out, now) == [] and not m.over
+    # an alive player resigns: the other alive one wins, the first out is last
+    m.resign(alive[1], now + 1)
+    assert m.result == Result(alive[0], (alive[0], alive[1], first_out), "resign")
+
+
+def test_a_four_player_game_with_forfeits_replays_from_its_record() -> None:
+    import random
+
+    from engine.base import GameRecord, replay
+
+    m = big_board(players=4, seed=5, tc="none")
+    rng = random.Random(5)
+    now = 1000
+    for _ in range(3):
+        now += 10
+        m.submit_move(m.to_move(), rng.choice(m.game.legal_moves()), now)
+    m.resign(m.to_move(), now)  # the mover: the turn passes
+    m.resign((m.to_move() + 1) % 4, now)  # out of turn
+    assert len(m.game.eliminated()) == 2
+    while not m.over:
+        now += 10
+        m.submit_move(m.to_move(), rng.choice(m.game.legal_moves()), now)
+    assert m.result.reason in ("no_moves", "resign")
+    data = m.record_dict()
+    assert [f["reason"] for f in data["forfeits"]] == ["resign", "resign"]
+    assert [f["ply"] for f in data["forfeits"]] == [3, 3]
+    again = replay(GameRecord.from_dict(data))
+    assert again.position() == m.game.position()
+    assert again.result() == m.result  # the board's own ending (no_moves)
+    # ranked by elimination time: the first to forfeit is last
+    assert m.result.order[-1] == data["forfeits"][0]["seat"]
+    assert m.result.order[-2] == data["forfeits"][1]["seat"]
+    # a snapshot restores it too
+    assert type(m.game).restore(m.game.snapshot()).position() == m.game.position()
+
+
+def test_two_player_forfeits_end_the_game_as_before() -> None:
+    m = big_board(players=2)
+    events = m.resign(1, 1500)
+    assert [e["type"] for e in events] == ["game_over"]
+    assert m.result == Result(0, (0, 1), "resign")
+    assert "forfeits" not in m.record_dict()

@@ -19,7 +19,7 @@ import sys
 from typing import Any
 
 from clients.cli import CliError
-from clients.client import ArenaError, Client
+from clients.client import TURN_EVENTS, ArenaError, Client
 from engine.base import Game, game_class
 from engine.match import TimeControl
 from protocol import messages as m
@@ -90,10 +90,25 @@ class Board:
         )
         for move in history:
             self.game.play(move)
+        position = getattr(state, "position", None)
+        if history and position and self.game.position() != position:
+            # players went out by forfeit (the moves alone do not say): from the position
+            self.game = cls.from_setup(
+                position,
+                rules=state.rules,
+                variant=state.variant,
+                players=seats,
+                options=state.options or None,
+            )
 
     def play(self, move: str) -> None:
         if self.game is not None:
             self.game.play(move)
+
+    def eliminate(self, seat: int, reason: str) -> None:
+        """A player of three or more went out by forfeit (``player_eliminated``)."""
+        if self.game is not None:
+            self.game.eliminate(seat, reason)
 
     def show(self) -> None:
         if self.game is not None:
@@ -159,6 +174,10 @@ async def _follow(client: Client, room: str, state: Any, me: str | None) -> int:
             board.play(ev.move)
             say(f"{ev.ply}. seat {ev.seat} plays {ev.move}")
             board.show()
+        elif ev.type == "player_eliminated":
+            board.eliminate(ev.seat, ev.reason)
+            say(f"seat {ev.seat} is out ({ev.reason}); the game goes on")
+            board.show()
         elif ev.type == "game_over":
             r = ev.result
             winner = "nobody" if r.winner is None else f"seat {r.winner}"
@@ -171,7 +190,7 @@ async def _follow(client: Client, room: str, state: Any, me: str | None) -> int:
         elif ev.type in ("player_disconnected", "player_reconnected", "room_closed"):
             say(f"({ev.type.replace('_', ' ')}: {getattr(ev, 'name', '')})")
         to_move = getattr(ev, "to_move", None)
-        if my_seat is not None and to_move == my_seat and ev.type in ("game_started", "move_made"):
+        if my_seat is not None and to_move == my_seat and ev.type in TURN_EVENTS:
             await _my_turn(client, room, ev.legal_moves, loop)
 
 

@@ -235,6 +235,7 @@ class CollapsiGame(Game):
     rule_sets = ("standard", "classic")
     rules_versions = RULES_VERSIONS
     variants = ("base", "big-board", "shifting", "players-choice", "solo", "custom")
+    eliminations = True  # ruling 3: with 3-4 players a player goes out, the others play on
 
     _spec: Spec
     _board: Board
@@ -245,6 +246,7 @@ class CollapsiGame(Game):
     _occupied: int
     _turn: int
     _eliminated: list[int]
+    _forfeits: list[dict[str, Any]]  # eliminations by forfeit, for records
     _result: Result | None
     _legal: list[int]
     _history: list[int | str]  # plain moves as ints, shifted ones as text
@@ -311,6 +313,7 @@ class CollapsiGame(Game):
         self._history = []
         self._undo = []
         self._eliminated = []
+        self._forfeits = []
         self._result = None
         self._legal = []
         self._turn = 0
@@ -728,6 +731,43 @@ class CollapsiGame(Game):
     def result(self) -> Result | None:
         return self._result
 
+    def eliminated(self) -> list[int]:
+        return list(self._eliminated)
+
+    def forfeits(self) -> list[dict[str, Any]]:
+        return [dict(f) for f in self._forfeits]
+
+    def eliminate(self, seat: int, reason: str) -> None:
+        """``seat`` forfeits (resigns, times out, abandons) a game of 3-4 players in which
+        at least two others are still in: they are out as a stuck player is (ruling 3,
+        ranked by when they went out; their card stays face up) and play goes on. On
+        their turn the turn passes to the next player in (who may be stuck in turn).
+        A forfeit cannot be taken back (:meth:`undo` stops here)."""
+        if self._result is not None:
+            raise GameOver("the game is over")
+        pawns = self._pawns
+        if self._solo or not isinstance(seat, int) or not 0 <= seat < len(pawns):
+            raise IllegalMove(f"no seat {seat!r} to eliminate")
+        if pawns[seat] == OUT:
+            raise IllegalMove(f"seat {seat} is already out")
+        alive = [s for s in range(len(pawns)) if pawns[s] != OUT]
+        if len(alive) < 3:
+            raise IllegalMove("with two players in, a forfeit ends the game")
+        self._forfeits.append({"seat": seat, "ply": len(self._history), "reason": reason})
+        self._undo.clear()
+        if pawns[seat] >= 0:
+            self._occupied &= ~(1 << pawns[seat])
+        pawns[seat] = OUT
+        self._eliminated.append(seat)
+        if self._turn == seat:
+            nxt = (seat + 1) % len(pawns)
+            while pawns[nxt] == OUT:
+                nxt = (nxt + 1) % len(pawns)
+            self._turn = nxt
+            self._settle()
+        else:  # the mover may now end on the freed card
+            self._legal = self._gen(self._turn)
+
     @property
     def history(self) -> list[str]:
         return [str(m) for m in self._history]  # plain moves are kept as ints
@@ -744,6 +784,7 @@ class CollapsiGame(Game):
         other._cards = list(self._cards)
         other._pawns = list(self._pawns)
         other._eliminated = list(self._eliminated)
+        other._forfeits = list(self._forfeits)
         other._history = list(self._history)
         other._undo = list(self._undo)
         return other
@@ -996,6 +1037,7 @@ class CollapsiGame(Game):
             "seed": self._seed,
             "setup": self._setup,
             "moves": self.history,
+            "forfeits": self.forfeits(),
             "position": self.position(),
         }
 
@@ -1009,8 +1051,13 @@ class CollapsiGame(Game):
             options=data.get("options") or None,
             seed=data.get("seed"),
         )
-        for move in data.get("moves", []):
-            game.play(move)
+        forfeits = list(data.get("forfeits") or [])
+        for ply, move in enumerate([*data.get("moves", []), None]):
+            while forfeits and forfeits[0]["ply"] == ply:
+                f = forfeits.pop(0)
+                game.eliminate(f["seat"], f.get("reason", "resign"))
+            if move is not None:
+                game.play(move)
         if "position" in data and game.position() != data["position"]:
             raise NotationError("snapshot does not replay to its recorded position")
         return game
