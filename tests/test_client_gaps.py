@@ -48,8 +48,13 @@ async def lossy_relay(target: str, drop: Callable[[dict[str, Any]], bool]) -> As
         yield f"ws://127.0.0.1:{port}"
 
 
-def drop_first_lost_chat(dropped: list[int]) -> Callable[[dict[str, Any]], bool]:
-    """A relay filter dropping the first ``chat_message`` "lost" (its seq goes in ``dropped``)."""
+@contextlib.asynccontextmanager
+async def ann_behind_a_lossy_relay(
+    arena: Any, dropped: list[int]
+) -> AsyncIterator[tuple[Client, Client, str]]:
+    """ann (JSON, behind a relay dropping bob's first chat "lost": its seq goes in
+    ``dropped``) creates a room and bob joins it: (ann, bob, room). Requests: ann's
+    hello, login and create_room; bob's hello, login and join."""
 
     def drop(frame: dict[str, Any]) -> bool:
         if frame.get("type") == "chat_message" and frame.get("text") == "lost" and not dropped:
@@ -57,13 +62,7 @@ def drop_first_lost_chat(dropped: list[int]) -> Callable[[dict[str, Any]], bool]
             return True
         return False
 
-    return drop
-
-
-async def test_a_missing_event_is_asked_for_and_applied_in_order(arena: Any) -> None:
-    await arena.start()
-    dropped: list[int] = []
-    async with lossy_relay(arena.url, drop_first_lost_chat(dropped)) as url:
+    async with lossy_relay(arena.url, drop) as url:
         ann = Client(url, binary=False)
         await ann.connect()
         try:
@@ -71,20 +70,27 @@ async def test_a_missing_event_is_asked_for_and_applied_in_order(arena: Any) -> 
             room = (await ann.create_room("collapsi", seat=0)).room
             bob = await arena.client("bob")
             await bob.join(room)
-            await bob.chat(room, "lost")
-            await bob.chat(room, "after")
-            await bob.chat(room, "later")
-            texts = [(await ann.next(type="chat_message", room=room)).text for _ in range(3)]
-            assert texts == ["lost", "after", "later"]
-            assert dropped, "the relay dropped the event"
-            assert ann.rooms[room].gaps == [(dropped[0], dropped[0] + 1)]
-            seqs = [e.seq for e in ann.events(room)]
-            assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
-            assert seqs[-1] == bob.rooms[room].seq
-            asked = [x for x in ann.received if x.type == "catch_up"]
-            assert [e.text for e in asked[0].events][:2] == ["lost", "after"]
+            yield ann, bob, room
         finally:
             await ann.close()
+
+
+async def test_a_missing_event_is_asked_for_and_applied_in_order(arena: Any) -> None:
+    await arena.start()
+    dropped: list[int] = []
+    async with ann_behind_a_lossy_relay(arena, dropped) as (ann, bob, room):
+        await bob.chat(room, "lost")
+        await bob.chat(room, "after")
+        await bob.chat(room, "later")
+        texts = [(await ann.next(type="chat_message", room=room)).text for _ in range(3)]
+        assert texts == ["lost", "after", "later"]
+        assert dropped, "the relay dropped the event"
+        assert ann.rooms[room].gaps == [(dropped[0], dropped[0] + 1)]
+        seqs = [e.seq for e in ann.events(room)]
+        assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+        assert seqs[-1] == bob.rooms[room].seq
+        asked = [x for x in ann.received if x.type == "catch_up"]
+        assert [e.text for e in asked[0].events][:2] == ["lost", "after"]
 
 
 async def test_a_refused_ask_for_missing_events_is_asked_again_after_retry_after(
@@ -94,24 +100,15 @@ async def test_a_refused_ask_for_missing_events_is_asked_again_after_retry_after
     again after ``retry_after`` instead of waiting for an event or a reconnect."""
     await arena.start(rate_burst=5, rate_per_second=2.0)  # bob's 5 requests pass
     dropped: list[int] = []
-    async with lossy_relay(arena.url, drop_first_lost_chat(dropped)) as url:
-        ann = Client(url, binary=False)
-        await ann.connect()  # hello, login, create_room, chat, ping: her 5 tokens
-        try:
-            await ann.login("ann")
-            room = (await ann.create_room("collapsi", seat=0)).room
-            bob = await arena.client("bob")
-            await bob.join(room)
-            await ann.chat(room, "hi")
-            await ann.ping()
-            await bob.chat(room, "lost")
-            await bob.chat(room, "after")  # the gap: ann's ask is refused
-            texts = [(await ann.next(type="chat_message", room=room)).text for _ in range(3)]
-            assert texts == ["hi", "lost", "after"]
-            refusals = [x for x in ann.received if x.type == "error"]
-            assert [x.code for x in refusals] == ["rate_limited"]
-            assert refusals[0].retry_after > 0
-            seqs = [e.seq for e in ann.events(room)]
-            assert seqs == list(range(seqs[0], seqs[-1] + 1)) and seqs[-1] == bob.rooms[room].seq
-        finally:
-            await ann.close()
+    async with ann_behind_a_lossy_relay(arena, dropped) as (ann, bob, room):
+        await ann.chat(room, "hi")
+        await ann.ping()  # with hello, login and create_room: her 5 tokens
+        await bob.chat(room, "lost")
+        await bob.chat(room, "after")  # the gap: ann's ask is refused
+        texts = [(await ann.next(type="chat_message", room=room)).text for _ in range(3)]
+        assert texts == ["hi", "lost", "after"]
+        refusals = [x for x in ann.received if x.type == "error"]
+        assert [x.code for x in refusals] == ["rate_limited"]
+        assert refusals[0].retry_after > 0
+        seqs = [e.seq for e in ann.events(room)]
+        assert seqs == list(range(seqs[0], seqs[-1] + 1)) and seqs[-1] == bob.rooms[room].seq

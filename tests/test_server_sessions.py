@@ -12,6 +12,7 @@ import os
 from typing import Any
 
 import pytest
+from test_server_games import ready_all, seat_players
 from websockets.asyncio.client import connect
 
 from clients.client import (
@@ -318,23 +319,18 @@ async def test_a_player_logging_in_again_in_the_grace_period_takes_its_session_o
     """A client that crashed (its resume token lost) starts again and logs in with the
     name's token: it gets its dropped session back, seat and game, as a resume would."""
     await arena.start(grace=30.0)
-    ann = await arena.client("ann", token="t-ann")
-    bob = await arena.client("bob", token="t-bob")
-    room = (await ann.create_room("collapsi", seat=0)).room
-    await bob.join(room)
-    await bob.take_seat(room, 1)
-    await ann.ready(room)
-    await bob.ready(room)
+    room, (ann, bob) = await seat_players(arena, "collapsi", ["ann", "bob"])
+    await ready_all(room, [ann, bob])
     started = await bob.next(type="game_started", room=room)
     other = await arena.client()
     with pytest.raises(NameTakenError):  # its connection is open: stays as it was
-        await other.login("ann", token="t-ann")
+        await other.login("ann", token="ann-secret")
     ann.abort()
     await bob.next(type="player_disconnected", room=room)
     with pytest.raises(NameTakenError):  # a guest proves nothing
         await other.login("ann")
     again = await arena.client()
-    player = await again.login("ann", token="t-ann")
+    player = await again.login("ann", token="ann-secret")
     assert player.name == "ann" and not player.guest
     logged = next(x for x in again.received if x.type == "logged_in")
     assert (logged.session, logged.resume_token, logged.rooms) == (

@@ -81,25 +81,23 @@ class Board:
         if state is None:
             return
         cls = game_class(state.game)
-        self.game = cls.from_setup(
-            setup,
-            rules=state.rules,
-            variant=state.variant,
-            players=seats,
-            options=state.options or None,
-        )
-        for move in history:
-            self.game.play(move)
-        position = getattr(state, "position", None)
-        if history and position and self.game.position() != position:
-            # players went out by forfeit (the moves alone do not say): from the position
-            self.game = cls.from_setup(
-                position,
+
+        def from_setup(setup: str) -> Any:
+            return cls.from_setup(
+                setup,
                 rules=state.rules,
                 variant=state.variant,
                 players=seats,
                 options=state.options or None,
             )
+
+        self.game = from_setup(setup)
+        for move in history:
+            self.game.play(move)
+        position = getattr(state, "position", None)
+        if history and position and self.game.position() != position:
+            # players went out by forfeit (the moves alone do not say): from the position
+            self.game = from_setup(position)
 
     def play(self, move: str) -> None:
         if self.game is not None:
