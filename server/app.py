@@ -480,6 +480,7 @@ class Arena:
         """A login proven by the name's token takes over the player's dropped session: the
         connection becomes that session, as on resume, with a snapshot of each room (the
         client restarted: it has no seq to give)."""
+        await self._keep_session(held)  # before any change: a failure here changes nothing
         self._attach(conn, held, {})  # at once: a resume coming later replaces this one
         await self._end_fresh_session(fresh, held)
         reply = m.LoggedIn(
@@ -507,11 +508,12 @@ class Arena:
             old = self._adopt_session(found[0], found[1], msg.token)
         if old is None or old.player is None:
             raise ProtocolError(ErrorCode.UNKNOWN_SESSION, "no such session (or it expired)")
+        await self._keep_session(old)  # before any change: a failure here changes nothing
         fresh = self.sessions.get(conn.session or "")
+        cursors = {c.room: c.seq for c in msg.rooms}
+        self._attach(conn, old, cursors)  # at once (its expiry cancelled), as a takeover
         if fresh is not None:
             await self._end_fresh_session(fresh, old)
-        cursors = {c.room: c.seq for c in msg.rooms}
-        self._attach(conn, old, cursors)
         reply = m.Resumed(
             re=msg.id,
             player=m.Player(**old.player),
@@ -525,6 +527,13 @@ class Arena:
             if old.conn is conn:
                 old.resuming.clear()
         conn.log.info("resumed", rooms=sorted(old.rooms))
+
+    async def _keep_session(self, s: Session) -> None:
+        """Keep a session that is resumed or taken over for a day in presence; unknown if
+        its grace period ended meanwhile."""
+        await self.presence.touch_session(s.id, 86400)
+        if self.sessions.get(s.id) is not s:
+            raise ProtocolError(ErrorCode.UNKNOWN_SESSION, "no such session (or it expired)")
 
     async def _end_fresh_session(self, fresh: Session, old: Session) -> None:
         """The connection's own session ends as it takes over ``old``."""
@@ -561,7 +570,6 @@ class Arena:
     ) -> None:
         """Send ``reply`` (``resumed``, or ``logged_in`` for a session a login took over),
         then each room's catch-up (its live events wait behind it)."""
-        await self.presence.touch_session(old.id, 86400)
         assert old.player is not None  # (logged-in sessions only are resumed or taken over)
         conn.phase = Phase.AUTHENTICATED
         conn.send(reply)

@@ -353,3 +353,45 @@ async def test_a_player_logging_in_again_in_the_grace_period_takes_its_session_o
     resumed = await again.reconnect()
     assert resumed.session == ann.session and resumed.rooms == [room]
     assert not [x for x in bob.received if x.type == "game_over"]
+
+
+async def test_a_takeover_or_resume_refused_by_the_store_changes_nothing(arena: Any) -> None:
+    """The store fails once as the session is kept for whoever takes it over (an outage
+    injected into the real in-memory store's call): the login, then a resume, is
+    answered unavailable and changes nothing, so its retry gets the session back."""
+    from server.presence import PresenceError
+
+    server = await arena.start(grace=30.0)
+    room, (ann, bob) = await seat_players(arena, "collapsi", ["ann", "bob"])
+    await ready_all(room, [ann, bob])
+    touch = server.presence.touch_session
+
+    async def fails_once(session: str, ttl: float) -> None:
+        server.presence.touch_session = touch
+        raise PresenceError("the store is down")
+
+    async def dropped(client: Any) -> int:
+        seen = max((e.seq for e in bob.events(room)), default=0)
+        client.abort()
+        gone = await bob.next(type="player_disconnected", room=room, where=lambda e: e.seq > seen)
+        return gone.seq
+
+    async def refused_once(request: Any) -> Any:
+        server.presence.touch_session = fails_once
+        with pytest.raises(ArenaError) as refused:
+            await request()
+        assert refused.value.code == "unavailable"
+        return await request()
+
+    await dropped(ann)
+    again = await arena.client()
+    await refused_once(lambda: again.login("ann", token="ann-secret"))
+    assert again.session == ann.session
+    assert (await again.next(type="room_state", room=room)).you == 0
+    await bob.next(type="player_reconnected", room=room)
+    seq = await dropped(again)
+    third = await arena.client()
+    resumed = await refused_once(lambda: third.request(m.Resume(token=again.resume_token)))
+    assert resumed.session == ann.session and resumed.rooms == [room]
+    back = await bob.next(type="player_reconnected", room=room, where=lambda e: e.seq > seq)
+    assert back.seat == 0
