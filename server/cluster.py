@@ -261,6 +261,7 @@ def restore_room(
             if st is not None:
                 st.connected = t == "player_reconnected"
         elif t == "game_started":
+            room.started_players = [dict(x["player"]) for x in ev["seats"]]
             old = {st.player["name"]: st for st in room.seats if st is not None}
             room.seats = [
                 old.get(s["player"]["name"])

@@ -135,6 +135,9 @@ class Room:
         #: session id -> "player" | "spectator"
         self.members: dict[str, str] = {}
         self.match: Match | None = None
+        #: the players as the game started, by seat (a seat freed since, by a leave in a
+        #: game of three or more that went on, still has its player rated as who it was)
+        self.started_players: list[dict[str, Any] | None] = []
         self.game_number = 0
         self.record_id: str | None = None
         self.rematch_offers: set[int] = set()
@@ -522,8 +525,9 @@ class Room:
             if player is None:
                 raise ProtocolError(ErrorCode.NOT_AUTHENTICATED, "log in to join as a player")
             if self.members.get(session) != "player":
+                shown = player_wire(await self._with_rating(player))
                 self.members[session] = "player"  # first, so the joiner gets its own event
-                await self.emit_wire("player_joined", player=player_wire(player), hold=hold)
+                await self.emit_wire("player_joined", player=shown, hold=hold)
         elif session not in self.members:  # (a private room's invite was checked already)
             self.members[session] = "spectator"
             await self._save_members()
@@ -611,11 +615,7 @@ class Room:
             raise ProtocolError(ErrorCode.BAD_REQUEST, f"no seat {seat} in this room")
         if self.seats[seat] is not None:
             raise ProtocolError(ErrorCode.SEAT_OCCUPIED, f"seat {seat} is taken")
-        seated = dict(player)
-        if not player.get("guest"):  # a seat shows its player's rating in this room's game
-            known = await self.arena.presence.get_rating(self.settings.game, player["name"])
-            if known is not None:
-                seated["rating"] = round(Rating.from_dict(known).rating, 2)
+        seated = await self._with_rating(player)
         if current is not None:
             await self._free_seat(current)
         self.seats[seat] = SeatState(session, seated)
@@ -624,6 +624,16 @@ class Room:
         if self.settings.quick:
             await self._maybe_start(require_ready=False)
         return seat
+
+    async def _with_rating(self, player: dict[str, Any]) -> dict[str, Any]:
+        """``player`` with its rating in this room's game, as seats and player_joined show
+        it (none for a guest, or before a first rated game of it)."""
+        shown = dict(player)
+        if not player.get("guest"):
+            known = await self.arena.presence.get_rating(self.settings.game, player["name"])
+            if known is not None:
+                shown["rating"] = round(Rating.from_dict(known).rating, 2)
+        return shown
 
     async def _free_seat(self, seat: int, hold: bool = False) -> None:
         st = self.seats[seat]
@@ -756,6 +766,7 @@ class Room:
     async def _start_game(self, match: Match | None = None) -> None:
         s = self.settings
         players = [st.player["name"] for st in self.seats if st is not None]
+        self.started_players = [None if st is None else dict(st.player) for st in self.seats]
         if match is None:
             game = new_game(
                 s.game,
@@ -809,8 +820,14 @@ class Room:
             raise ProtocolError(ErrorCode.NOT_STARTED, "the game has not started")
         events = self.match.submit_move(seat, move, self._now())
         await self._apply(events, None if re is None else (session, re))
-        if events[0]["type"] != "move":  # the flag fell before the move arrived
-            raise ProtocolError(ErrorCode.GAME_OVER, "your time ran out before the move arrived")
+        if events[0]["type"] != "move":  # a flag fell before the move arrived: not played
+            if self.match.over or seat in self.match.game.eliminated():
+                raise ProtocolError(ErrorCode.GAME_OVER, "time ran out before the move arrived")
+            # (3-4 players) another player's time ran out first and the game goes on:
+            # the move was sent out of turn; player_eliminated says who is to move now
+            raise ProtocolError(
+                ErrorCode.NOT_YOUR_TURN, "a player's time ran out before the move arrived"
+            )
 
     async def resign(self, session: str) -> None:
         seat = self._seated(session)
@@ -957,8 +974,12 @@ class Room:
         """Rate the game; the changes as protocol ``RatingChange`` wire data."""
         presence = self.arena.presence
         game = self.settings.game
-        players = [st.player if st is not None else None for st in self.seats]
         names = list(self.match.players)  # type: ignore[union-attr]
+        started = self.started_players + [None] * (len(names) - len(self.started_players))
+        players = [
+            st.player if st is not None and st.player["name"] == n else p
+            for st, n, p in zip(self.seats, names, started, strict=False)
+        ]
         before = [Rating.from_dict(await presence.get_rating(game, n)) for n in names]
         after = rate_game(before, result)
         for st, name, a in zip(self.seats, names, after, strict=True):

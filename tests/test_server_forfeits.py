@@ -11,7 +11,9 @@ import itertools
 import random
 from typing import Any
 
-from clients.client import TURN_EVENTS, Client, GameOverError
+import pytest
+
+from clients.client import TURN_EVENTS, ArenaError, Client, GameOverError
 from engine.base import GameRecord, game_class, replay
 from protocol import messages as m
 from protocol.codec import to_wire
@@ -257,3 +259,78 @@ async def test_a_room_restored_from_its_log_has_the_forfeit(
     over = await play_to_end(room, [ann, bob, cat], ann, await turn(ann, room))
     assert over.result.order[-1] == 2
     await check_log_and_record(arena, room, ann, over)
+
+
+async def test_a_move_arriving_after_another_players_flag_fell_is_out_of_turn(
+    arena: Any,
+) -> None:
+    """seat 0's time runs out; before the room's own deadline timer ran, seat 1 sends a
+    move. The flag is applied first (seat 0 out, the game goes on with seat 1 to move),
+    and seat 1's move, sent out of turn, is not_your_turn, not game_over."""
+    server = await arena.start()
+    room, (ann, bob, _cat) = await big_board(
+        arena, 3, time_control=m.Fischer(base_ms=300, increment_ms=0)
+    )
+    actor = server.rooms[room]
+    started = await turn(ann, room)
+    assert started.to_move == 0
+    actor._cancel_deadline()  # the race: the move gets to the actor before the timer
+    actor._arm_deadline = lambda: None
+    await asyncio.sleep(0.4)
+    with pytest.raises(ArenaError) as refused:
+        await bob.move(room, started.legal_moves[0])
+    assert refused.value.code == "not_your_turn"
+    out = await ann.next(type="player_eliminated", room=room)
+    assert (out.seat, out.reason, out.to_move) == (0, "timeout", 1)
+    assert not [x for x in ann.received if x.type == "game_over"]
+
+
+async def test_a_bot_that_left_a_game_that_went_on_is_rated_as_a_bot(arena: Any) -> None:
+    await arena.start()
+    ann, bob = await arena.client("ann", token="a-secret"), await arena.client("bob", token="b")
+    bot = await arena.client("kestrel-bot", token="k-secret", bot=True)
+    state = await ann.create_room("collapsi", variant="big-board", seats=3, seat=0, rated=True)
+    await bob.join(state.room)
+    await bob.take_seat(state.room, 1)
+    await bot.join(state.room)
+    await bot.take_seat(state.room, 2)
+    for c in (ann, bob, bot):
+        await c.ready(state.room)
+    await turn(ann, state.room)
+    await bot.leave(state.room)  # out; the game goes on without its seat
+    await ann.next(type="player_eliminated", room=state.room)
+    await bob.resign(state.room)
+    await ann.next(type="game_over", room=state.room)
+    board = await ann.request(m.GetLeaderboard(game="collapsi"))
+    assert {e.name: e.bot for e in board.entries}["kestrel-bot"] is True
+
+
+async def test_a_player_who_joins_shows_its_rating(arena: Any) -> None:
+    """player_joined carries the joiner's rating in the room's game, as seats do."""
+    server = await arena.start()
+    await server.presence.put_ratings("collapsi", {"bob": {"rating": 1623.5}})
+    ann = await arena.client("ann", token="a-secret")
+    bob = await arena.client("bob", token="bob-secret")
+    room = (await ann.create_room("collapsi", seat=0)).room
+    await bob.join(room)
+    joined = await ann.next(type="player_joined", where=lambda e: e.player.name == "bob")
+    assert joined.player.rating == 1623.5
+
+
+async def test_arena_plays_board_follows_a_forfeit_before_the_first_move(arena: Any) -> None:
+    """`arena play --watch`/`--join` rebuilds the board from a snapshot: a player out
+    before any move (the history is empty) must not be left to move on it."""
+    from clients.cli.play_cmd import Board
+
+    await arena.start()
+    room, clients = await big_board(arena, 3)
+    started = await turn(clients[0], room)
+    await clients[started.to_move].resign(room)
+    out = await clients[0].next(type="player_eliminated", room=room)
+    state = await (await arena.client()).watch(room)
+    assert state.history == [] and state.to_move == out.to_move
+    board = Board()
+    board.start(state, state.setup, state.history, len(state.seats))
+    assert board.game is not None
+    assert board.game.to_move() == out.to_move and board.game.position() == state.position
+    board.game.play(out.legal_moves[0])  # the next move, as the server will have it

@@ -95,8 +95,9 @@ class Board:
         for move in history:
             self.game.play(move)
         position = getattr(state, "position", None)
-        if history and position and self.game.position() != position:
-            # players went out by forfeit (the moves alone do not say): from the position
+        if position and self.game.position() != position:
+            # players went out by forfeit, even before the first move (the moves alone do
+            # not say): from the position
             self.game = from_setup(position)
 
     def play(self, move: str) -> None:
