@@ -47,6 +47,16 @@ from server.presence.redis import RedisPresence
 TTL = float(LEASE_TTL)
 
 
+async def assert_all_have(
+    presence: RedisPresence, room: str, acked: list[str], clients: tuple[Client, ...]
+) -> None:
+    """The log and every client hold exactly the acknowledged moves, in order, no gap."""
+    assert moves_in_log(await presence.read_events(room)) == acked
+    for c in clients:
+        assert_gap_free(c, room)
+        assert [e.move for e in c.events(room) if e.type == "move_made"] == acked
+
+
 @contextlib.contextmanager
 def paused(node: Node) -> Iterator[None]:
     """SIGSTOP the node for the block (SIGCONT after, whatever happens)."""
@@ -149,10 +159,7 @@ async def test_redis_outage_longer_than_the_lease_keeps_the_old_owners_players_i
             await c.next(type="move_made", room=room, where=lambda e: e.ply == len(acked))
         assert await play(seats, room, acked, 200)
 
-        assert moves_in_log(await presence.read_events(room)) == acked
-        for c in (ann, bob):
-            assert_gap_free(c, room)
-            assert [e.move for e in c.events(room) if e.type == "move_made"] == acked
+        await assert_all_have(presence, room, acked, (ann, bob))
         # the outage is logged once by each node's lease renewals and sweeps, without a
         # stack trace, and so is the recovery
         for node in (o1, o2):
@@ -197,11 +204,9 @@ async def test_a_move_that_lands_while_redis_hangs_reaches_every_node(
             await c.next(type="move_made", room=room, where=lambda e: e.ply == len(acked))
         assert await play(seats, room, acked, 200)
 
-        assert moves_in_log(await presence.read_events(room)) == acked
+        await assert_all_have(presence, room, acked, (ann, bob))
         for c in (ann, bob):
-            assert_gap_free(c, room)
             assert_no_repeats(c, room)
-            assert [e.move for e in c.events(room) if e.type == "move_made"] == acked
 
 
 async def test_an_owner_paused_past_its_lease_acknowledges_nothing_when_it_wakes(
@@ -234,12 +239,9 @@ async def test_an_owner_paused_past_its_lease_acknowledges_nothing_when_it_wakes
             await heard(c, room, len(acked))
         assert await play(seats, room, acked, 200)
         assert await presence.room_owner(room) in ("p2", None)
-        assert moves_in_log(await presence.read_events(room)) == acked
+        await assert_all_have(presence, room, acked, (ann, bob))
         # p1 logged nothing after p2 took over, so p2's copy never fell behind the log
         assert not p2.events("room_copy_stale")
-        for c in (ann, bob):
-            assert_gap_free(c, room)
-            assert [e.move for e in c.events(room) if e.type == "move_made"] == acked
 
 
 async def test_a_stale_copy_of_a_room_reloads_rather_than_refusing_a_legal_move(
@@ -276,10 +278,7 @@ async def test_a_stale_copy_of_a_room_reloads_rather_than_refusing_a_legal_move(
         for c in (ann, bob):
             await heard(c, room, len(acked))
         assert await play(seats, room, acked, 200)
-        assert moves_in_log(await presence.read_events(room)) == acked
-        for c in (ann, bob):
-            assert_gap_free(c, room)
-            assert [e.move for e in c.events(room) if e.type == "move_made"] == acked
+        await assert_all_have(presence, room, acked, (ann, bob))
 
 
 async def test_a_seq_conflict_is_answered_unavailable_and_the_retry_is_played(

@@ -128,12 +128,12 @@ class _Lua:
         self.sha = hashlib.sha1(text.encode()).hexdigest()
 
 
-# KEYS: log, channel, lease; ARGV: the event (a msgpack map), expected seq or "", "1" when
-# the map holds its seq already (the expected one) else "" (seq is added as its last
-# entry), owner or "" (fencing: with an owner, only the node holding the room's lease
-# may append)
-_APPEND = """
-if ARGV[4] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[4] then
+def _fenced_next_seq(owner: str) -> str:
+    """Lua opening of the append scripts: 0 (refused) unless ``owner`` (an ARGV) is ''
+    or the node holding the room's lease (KEYS[3]); then ``seq``, the next sequence
+    number of the room's log (KEYS[1])."""
+    return f"""
+if {owner} ~= '' and redis.call('GET', KEYS[3]) ~= {owner} then
   return 0
 end
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
@@ -141,6 +141,16 @@ local seq = 1
 if #last > 0 then
   seq = tonumber(string.match(last[1][1], '^(%d+)')) + 1
 end
+"""
+
+
+# KEYS: log, channel, lease; ARGV: the event (a msgpack map), expected seq or "", "1" when
+# the map holds its seq already (the expected one) else "" (seq is added as its last
+# entry), owner or "" (fencing: with an owner, only the node holding the room's lease
+# may append)
+_APPEND = (
+    _fenced_next_seq("ARGV[4]")
+    + """\
 if ARGV[2] ~= '' and tonumber(ARGV[2]) ~= seq then
   return -seq
 end
@@ -164,6 +174,7 @@ redis.call('XADD', KEYS[1], seq .. '-1', 'e', ev)
 redis.call('PUBLISH', KEYS[2], ev)
 return seq
 """
+)
 
 # KEYS: as _APPEND, then room; ARGV: as _APPEND, then the room's settings JSON (set when
 # the append is accepted)
@@ -190,15 +201,7 @@ _APPEND_SAVING_ROOM_LOBBY = _APPEND_SAVING_ROOM.replace("return seq\n", _WITH_LO
 # the appends are accepted), room id, lobby summary (msgpack) or "", then the events
 # (msgpack maps holding their seqs): all appended and published in order, or none
 _APPEND_MANY = (
-    """
-if ARGV[1] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[1] then
-  return 0
-end
-local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-local seq = 1
-if #last > 0 then
-  seq = tonumber(string.match(last[1][1], '^(%d+)')) + 1
-end
+    _fenced_next_seq("ARGV[1]") + """\
 if tonumber(ARGV[2]) ~= seq then
   return -seq
 end
