@@ -8,6 +8,7 @@ import contextlib
 import gc
 import os
 import signal
+import sys
 
 import structlog
 
@@ -116,6 +117,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def welcome(host: str, port: int) -> str:
+    """The lines a person sees when the server is up: where to play and where to watch."""
+    url = f"ws://{host}:{port}"
+    opt = "" if (host, port) == ("127.0.0.1", 8765) else f" --url {url}"
+    return "\n".join(
+        [
+            f"Collapsi Arena is up on {url} (Ctrl-C stops it).",
+            f"  play:   .venv/bin/arena play{opt} --name YOUR_NAME --quick collapsi",
+            f"  rooms:  .venv/bin/arena play{opt} --list",
+            f"  watch:  .venv/bin/arena play{opt} --watch ROOM",
+        ]
+    )
+
+
 async def _serve(config: Config, deadline: ShutdownDeadline) -> None:
     log = structlog.get_logger("arena.serve")
     stop = asyncio.Event()
@@ -146,6 +161,7 @@ async def _serve(config: Config, deadline: ShutdownDeadline) -> None:
             node=arena.node,
             data_dir=config.data_dir,
         )
+        print(welcome(config.host, config.port), file=sys.stderr, flush=True)
         await stop.wait()
         log.info("signal_received")
     # What is left (a connection still closing, a late message to another node...) is
