@@ -78,7 +78,7 @@ def client_examples() -> list[c.ClientBase]:
         c.Hello(id=1, versions=[1], software="arena-tui/0.1"),
         c.Login(id=2, name="ann", token="s3cret-player-token", bot=False),
         c.Login(id=2, name="guest-4711"),
-        c.Login(id="b1", name="kestrel-bot", token="bot-token-9f2", bot=True),
+        c.Login(id="b1", name="kestrel-bot", token="kestrel-bot-token-9f2c", bot=True),
         c.Resume(id=1, token="rt_5Jx9vQe2LrT0", rooms=[RoomCursor(room="r-8f3k2", seq=12)]),
         c.Logout(id=99),
         c.Ping(id=50),

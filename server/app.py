@@ -30,7 +30,9 @@ from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.session import Phase
 from protocol.versions import PROTOCOL_VERSIONS, choose_version
 from server.connection import Connection, WriteBatches
+from server.login_throttle import LoginGuard
 from server.metrics import CONTENT_TYPE_LATEST, Metrics
+from server.names import name_key, normalize
 from server.outgoing import Outgoing
 from server.presence import Presence, PresenceError, open_presence
 from server.ratings import Rating
@@ -75,6 +77,12 @@ class Config:
     match_gap: float = 150.0
     match_widen_per_s: float = 50.0
     lease_ttl: float = 15.0
+    #: failed logins (wrong token) allowed per name, then one per this many seconds
+    login_fails_per_name: int = 5
+    login_fail_name_seconds: float = 10.0
+    #: failed logins allowed per client address, then one per this many seconds
+    login_fails_per_address: int = 20
+    login_fail_address_seconds: float = 2.0
 
 
 class Session:
@@ -103,6 +111,7 @@ class Arena:
         self.presence = presence or open_presence(config.presence_url, config.prefix)
         self.records = RecordStore(self.presence, config.data_dir)
         self.metrics = Metrics()
+        self.logins = LoginGuard(config)
         self.rooms: dict[str, Room] = {}
         self.invites: dict[str, str] = {}
         self.sessions: dict[str, Session] = {}
@@ -259,8 +268,8 @@ class Arena:
             return
         if s.expiry is not None:
             s.expiry.cancel()
-        if s.player is not None and self.online_names.get(s.player["name"].casefold()) == s.id:
-            del self.online_names[s.player["name"].casefold()]
+        if s.player is not None and self.online_names.get(name_key(s.player["name"])) == s.id:
+            del self.online_names[name_key(s.player["name"])]
         if s.conn is not None:
             s.conn.send(m.Goodbye(reason="session_replaced"))
             s.conn.close(CloseCode.SESSION_REPLACED, "session resumed on another node")
@@ -367,7 +376,7 @@ class Arena:
         self.sessions.pop(s.id, None)
         self.metrics.sessions.set(len(self.sessions))
         if s.player is not None:
-            key = s.player["name"].casefold()
+            key = name_key(s.player["name"])
             if self.online_names.get(key) == s.id:
                 del self.online_names[key]
         for room_id in list(s.rooms):
@@ -445,15 +454,18 @@ class Arena:
 
     async def on_login(self, conn: Connection, msg: m.Login) -> None:
         s = self._session(conn)
-        name = msg.name.strip()
-        if not name:
-            raise ProtocolError(ErrorCode.BAD_REQUEST, "empty name")
-        key = name.casefold()
+        name = normalize(msg.name)  # bad_request for a name the server refuses
+        key = name_key(name)
+        # one answer whether the name is claimed, online, or the token is wrong: the
+        # server does not say whether a name exists (PROTOCOL.md)
+        taken = ProtocolError(ErrorCode.NAME_TAKEN, f"{name} is not available")
         if msg.token is not None:
+            await self.logins.check(conn, key, msg.token)  # weak token, throttled
             if not await self.presence.claim_name(name, msg.token):
-                raise ProtocolError(ErrorCode.NAME_TAKEN, f"{name} is claimed by someone else")
+                self.logins.failed(conn, key)
+                raise taken
         elif await self.presence.name_claimed(name):
-            raise ProtocolError(ErrorCode.NAME_TAKEN, f"{name} is claimed: log in with its token")
+            raise taken
         holder = self.online_names.get(key)
         held = None if holder is None or holder == s.id else self.sessions.get(holder)
         if held is not None:
@@ -462,7 +474,7 @@ class Arena:
                 # token): proven by the name's token, this login takes it over as a resume
                 await self._take_over(conn, s, held, msg)
                 return
-            raise ProtocolError(ErrorCode.NAME_TAKEN, f"{name} is online already")
+            raise taken
         self.online_names[key] = s.id
         s.player = {"name": name, "guest": msg.token is None, "bot": msg.bot}
         await self.presence.update_session(s.id, s.data())
@@ -593,7 +605,7 @@ class Arena:
         s.rooms = set(data.get("rooms") or [])
         self.sessions[sid] = s
         if s.player is not None:
-            self.online_names[s.player["name"].casefold()] = sid
+            self.online_names[name_key(s.player["name"])] = sid
         previous = data.get("node")
         if previous and previous != self.node:
             self.cluster.send(previous, {"k": "drop", "s": sid})
@@ -608,8 +620,8 @@ class Arena:
             if room is not None:
                 with contextlib.suppress(ProtocolError):
                     await room.ask(room.leave, s.id, "resign")
-        if s.player is not None and self.online_names.get(s.player["name"].casefold()) == s.id:
-            del self.online_names[s.player["name"].casefold()]
+        if s.player is not None and self.online_names.get(name_key(s.player["name"])) == s.id:
+            del self.online_names[name_key(s.player["name"])]
         self.sessions.pop(s.id, None)
         await self.presence.end_session(s.id)
         conn.session = None

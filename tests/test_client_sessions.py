@@ -7,6 +7,7 @@ import asyncio
 from typing import Any
 
 import pytest
+from conftest import strong
 
 from clients.client import UnknownSessionError
 
@@ -31,7 +32,7 @@ async def test_after_a_failed_resume_and_a_fresh_login_reconnect_resumes_the_new
     await _until_gone(server, first)
     with pytest.raises(UnknownSessionError):
         await ann.reconnect()
-    await ann.login("ann", token="t-ann")  # a fresh session, on this connection
+    await ann.login("ann", token=strong("t-ann"))  # a fresh session, on this connection
     assert ann.session == ann.welcome.session != first
     state = await ann.create_room("collapsi", seat=0)
     ann.abort()  # drops again, well within the grace period

@@ -261,7 +261,9 @@ async def test_worked_example_frames_match_the_reference_server(arena: Any) -> N
         ]
         room = state.room
         await bot.request(**hello)
-        await bot.request(type="login", name="kestrel-bot", token="bot-token-9f2", bot=True)
+        await bot.request(
+            type="login", name="kestrel-bot", token="kestrel-bot-token-9f2c", bot=True
+        )
         await bot.request(type="join_room", room=room, role="player")
         await bot.request(type="take_seat", room=room, seat=1)
         await bot.request(type="ready", room=room, ready=True)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import strong
 from test_server_games import ready_all, seat_players
 
 from clients.client import Client, NameTakenError
@@ -22,14 +23,14 @@ from server.app import Config, running
 async def test_a_claimed_name_needs_its_token_while_its_owner_is_offline(arena: Any) -> None:
     await arena.start()
     ann = await arena.client()
-    await ann.login("ann", token="ann-secret")
+    await ann.login("ann", token=strong("ann-secret"))
     await ann.logout()  # the session is over: nobody holds the name online
     other = await arena.client()
     with pytest.raises(NameTakenError):
-        await other.login("ann", token="not-ann")
+        await other.login("ann", token=strong("not-ann"))
     with pytest.raises(NameTakenError):
         await other.login("Ann")  # nor as a guest
-    assert (await other.login("ann", token="ann-secret")).name == "ann"
+    assert (await other.login("ann", token=strong("ann-secret"))).name == "ann"
 
 
 async def test_the_fischer_increment_is_added_to_the_movers_clock(arena: Any) -> None:
@@ -69,8 +70,8 @@ async def _end_a_game_then_stop(
     ann, bob = Client(url), Client(url)
     await ann.connect()
     await bob.connect()
-    await ann.login("ann", token="a")
-    await bob.login("bob", token="b")
+    await ann.login("ann", token=strong("a"))
+    await bob.login("bob", token=strong("b"))
     state = await ann.create_room("collapsi", seat=0)
     await bob.join(state.room)
     await bob.take_seat(state.room, 1)

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from arena_process import Node, serve_command, start_node
+from conftest import strong
 
 from clients.client import Client
 
@@ -36,8 +37,8 @@ async def finished_game(url: str) -> tuple[str, list[str], Client]:
     ann, bob = Client(url), Client(url)
     await ann.connect()
     await bob.connect()
-    await ann.login("ann", token="a")
-    await bob.login("bob", token="b")
+    await ann.login("ann", token=strong("a"))
+    await bob.login("bob", token=strong("b"))
     state = await ann.create_room("collapsi", seat=0, rated=True)
     await bob.join(state.room)
     await bob.take_seat(state.room, 1)

@@ -12,6 +12,7 @@ import os
 from typing import Any
 
 import pytest
+from conftest import strong
 from test_server_games import ready_all, seat_players
 from websockets.asyncio.client import connect
 
@@ -29,11 +30,11 @@ from protocol.codec import decode_server, encode
 async def test_names_are_claimed_with_a_token_and_bots_are_marked(arena: Any) -> None:
     await arena.start()
     ann = await arena.client()
-    player = await ann.login("Ann", token="ann-secret", bot=True)
+    player = await ann.login("Ann", token=strong("ann-secret"), bot=True)
     assert player == m.Player(name="Ann", guest=False, bot=True)
     other = await arena.client()
     with pytest.raises(NameTakenError):
-        await other.login("ann", token="wrong")  # names are case-insensitive
+        await other.login("ann", token=strong("wrong"))  # names are case-insensitive
     with pytest.raises(NameTakenError):
         await other.login("ANN")  # a guest cannot use a claimed name
     guest = await other.login("visitor")
@@ -46,7 +47,7 @@ async def test_names_are_claimed_with_a_token_and_bots_are_marked(arena: Any) ->
     assert twice.value.code == "already_authenticated"
     await ann.logout()
     back = await arena.client()
-    assert (await back.login("ann", token="ann-secret")).name == "ann"
+    assert (await back.login("ann", token=strong("ann-secret"))).name == "ann"
 
 
 async def test_a_sessions_rooms_are_saved_as_they_change(arena: Any) -> None:
@@ -324,13 +325,13 @@ async def test_a_player_logging_in_again_in_the_grace_period_takes_its_session_o
     started = await bob.next(type="game_started", room=room)
     other = await arena.client()
     with pytest.raises(NameTakenError):  # its connection is open: stays as it was
-        await other.login("ann", token="ann-secret")
+        await other.login("ann", token=strong("ann-secret"))
     ann.abort()
     await bob.next(type="player_disconnected", room=room)
     with pytest.raises(NameTakenError):  # a guest proves nothing
         await other.login("ann")
     again = await arena.client()
-    player = await again.login("ann", token="ann-secret")
+    player = await again.login("ann", token=strong("ann-secret"))
     assert player.name == "ann" and not player.guest
     logged = next(x for x in again.received if x.type == "logged_in")
     assert (logged.session, logged.resume_token, logged.rooms) == (
@@ -385,7 +386,7 @@ async def test_a_takeover_or_resume_refused_by_the_store_changes_nothing(arena: 
 
     await dropped(ann)
     again = await arena.client()
-    await refused_once(lambda: again.login("ann", token="ann-secret"))
+    await refused_once(lambda: again.login("ann", token=strong("ann-secret")))
     assert again.session == ann.session
     assert (await again.next(type="room_state", room=room)).you == 0
     await bob.next(type="player_reconnected", room=room)

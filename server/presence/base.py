@@ -31,6 +31,8 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from typing import Any
 
+from server import names
+
 JSON = dict[str, Any]
 
 
@@ -57,8 +59,9 @@ def secret_hash(secret: str) -> str:
 
 
 def name_key(name: str) -> str:
-    """Names are unique regardless of case: ``Alice`` and ``alice`` are one claim."""
-    return name.strip().casefold()
+    """Names are unique regardless of case and lookalikes: ``Alice``, ``alice`` and
+    ``\u0430lice`` (a Cyrillic a) are one claim (server.names)."""
+    return names.name_key(name)
 
 
 class Subscription(ABC):
