@@ -6,7 +6,6 @@ import argparse
 import asyncio
 import contextlib
 import gc
-import os
 import signal
 import sys
 
@@ -16,6 +15,7 @@ from clients.cli import CliError
 from server.app import Config, running
 from server.logs import configure
 from server.presence import PresenceError
+from server.settings import effective, from_environment, options
 from server.shutdown_deadline import EXIT_STUCK, ShutdownDeadline
 from server.tasks import stop as stop_tasks
 
@@ -30,21 +30,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--redis",
-        default=os.environ.get("ARENA_REDIS_URL"),
-        help="presence in Redis (redis://HOST:PORT/DB, or $ARENA_REDIS_URL); default: memory",
+        default=None,
+        help="presence in Redis: redis://[:PASSWORD@]HOST:PORT/DB, rediss://... (TLS) "
+        "or unix:///PATH; default: memory",
     )
     parser.add_argument(
         "--redis-prefix",
-        default=os.environ.get("ARENA_REDIS_PREFIX", "arena:"),
-        help="prefix of every Redis key, so deployments can share one Redis "
-        "($ARENA_REDIS_PREFIX, default arena:)",
+        default="arena:",
+        help="prefix of every Redis key, so deployments can share one Redis (arena:)",
     )
     parser.add_argument(
         "--lease-ttl",
         type=float,
-        default=float(os.environ.get("ARENA_LEASE_TTL", "15")),
+        default=15.0,
         help="seconds a room's lease lasts unless its node renews it; after a node dies, "
-        "other nodes take its rooms over within about this long ($ARENA_LEASE_TTL, 15)",
+        "other nodes take its rooms over within about this long (15)",
     )
     parser.add_argument(
         "--grace",
@@ -63,8 +63,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--node",
-        default=os.environ.get("ARENA_NODE", ""),
-        help="this node's name in logs and leases, unique per node ($ARENA_NODE; default random)",
+        default="",
+        help="this node's name in logs and leases, unique per node (default random)",
     )
     parser.add_argument(
         "--shutdown-timeout",
@@ -74,13 +74,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"what still runs are logged and the process exits with status {EXIT_STUCK} "
         "(a second signal: at once) (20)",
     )
-    parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning"])
+    parser.add_argument(
+        "--log-level",
+        default="info",
+        choices=["debug", "info", "warning"],
+        help="least level logged (info)",
+    )
     parser.add_argument(
         "--log-format",
         default="auto",
         choices=["auto", "json", "console"],
         help="JSON lines, readable console, or auto (console on a terminal)",
     )
+    # keep last: every option above may also come from the environment (server.settings)
+    from_environment(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -105,7 +112,11 @@ def run(args: argparse.Namespace) -> int:
         node=args.node,
         grace=args.grace,
     )
-    deadline = ShutdownDeadline(args.shutdown_timeout, structlog.get_logger("arena.serve"))
+    log = structlog.get_logger("arena.serve")
+    described = argparse.ArgumentParser()
+    add_arguments(described)
+    log.info("settings", **effective(args, options(described)))
+    deadline = ShutdownDeadline(args.shutdown_timeout, log)
     try:
         asyncio.run(_serve(config, deadline))
     except PresenceError as exc:

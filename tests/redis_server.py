@@ -58,7 +58,8 @@ def _ping(port: int, timeout: float = 0.2) -> bool:
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
             s.sendall(b"PING\r\n")
-            return s.recv(64).startswith(b"+PONG")
+            reply = s.recv(64)
+            return reply.startswith((b"+PONG", b"-NOAUTH"))  # -NOAUTH: up, wants a password
     except OSError:
         return False
 
@@ -71,8 +72,12 @@ class RedisServer:
     directory brings the data back, as the docker-compose Redis does.
     """
 
-    def __init__(self, appendonly: bool = False) -> None:
+    def __init__(
+        self, appendonly: bool = False, password: str | None = None, extra: tuple[str, ...] = ()
+    ) -> None:
         self.binary = redis_server_binary()
+        self.password = password
+        self.extra = extra
         self.port = free_port()
         self.appendonly = appendonly
         self.dir = Path(tempfile.mkdtemp(prefix="arena-redis-"))
@@ -80,7 +85,8 @@ class RedisServer:
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        auth = f":{self.password}@" if self.password else ""
+        return f"redis://{auth}127.0.0.1:{self.port}/0"
 
     def start(self, timeout: float = 10.0) -> None:
         for attempt in range(5):
@@ -101,6 +107,8 @@ class RedisServer:
                     str(self.dir),
                     "--protected-mode",
                     "no",
+                    *(("--requirepass", self.password) if self.password else ()),
+                    *self.extra,
                 ],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
