@@ -133,6 +133,7 @@ class Arena:
         self._unsaved: dict[str, Session] = {}
         self._saving: asyncio.Future[None] | None = None
         self.log = log.bind(node=self.node)
+        self.metrics.attach(self)
         #: several nodes share the presence store: rooms reachable from any node (server.cluster)
         self.cluster: Any = None
         if hasattr(self.presence, "publish_node"):

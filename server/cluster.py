@@ -939,6 +939,8 @@ class Cluster:
             room._arm_deadline()
             room.post(room._lobby_update)
             took = time.monotonic() - t0
+            arena.metrics.takeovers.inc()
+            arena.metrics.takeover_seconds.observe(took)
             self.takeovers.append({"room": room_id, "from": previous, "seq": room.seq})
             room.log.info(
                 "room_taken_over",

@@ -45,6 +45,7 @@ import contextlib
 import functools
 import hashlib
 import json
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -105,17 +106,28 @@ def _load(data: bytes | str) -> Any:
     return msgpack.unpackb(data, raw=False)
 
 
+def _ignore(op: str, started: float, error: str | None) -> None:
+    """The default ``observe``: nobody is timing this store."""
+
+
 def _guard(fn: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
-    """Turn every Redis failure into :class:`PresenceError` (typed ``unavailable``)."""
+    """Turn every Redis failure into :class:`PresenceError` (typed ``unavailable``);
+    report each call's time and failure to its store's ``observe``."""
+    op = fn.__name__
 
     @functools.wraps(fn)
-    async def wrapper(*args: Any, **kwargs: Any) -> T:
+    async def wrapper(self: RedisPresence, *args: Any, **kwargs: Any) -> T:
+        started = time.perf_counter()
         try:
-            return await fn(*args, **kwargs)
-        except PresenceError:
+            result = await fn(self, *args, **kwargs)
+        except PresenceError as exc:
+            self.observe(op, started, type(exc).__name__)
             raise
         except (RedisError, OSError, TimeoutError) as exc:
+            self.observe(op, started, type(exc).__name__)
             raise PresenceError(f"redis: {type(exc).__name__}: {exc}") from exc
+        self.observe(op, started, None)
+        return result
 
     return wrapper
 
@@ -434,6 +446,8 @@ class RedisPresence(Presence):
         )
         self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
         self._subs: set[RedisSubscription] = set()
+        #: told of every round trip (operation, its perf_counter start, error or None)
+        self.observe: Callable[[str, float, str | None], None] = _ignore
         # single commands (most of a room's traffic) go through one lean pipelined
         # connection: see server.presence.resp for why
         self._resp = RespClient(url, timeout=socket_timeout, connect_timeout=connect_timeout)
@@ -761,19 +775,22 @@ class RedisPresence(Presence):
 
     async def _x(self, *args: Any, raw: bool = False) -> Any:
         """One command on the lean connection (pipelined with every other task's)."""
+        started = time.perf_counter()
         try:
-            return await self._resp.execute(*args, raw=raw)
+            reply = await self._resp.execute(*args, raw=raw)
         except (RespConnectionError, ReplyError) as exc:
+            if not str(exc).startswith("NOSCRIPT"):  # (answered by EVAL at once)
+                self.observe(args[0], started, type(exc).__name__)
             raise PresenceError(f"redis: {type(exc).__name__}: {exc}") from exc
+        self.observe(args[0], started, None)
+        return reply
 
     async def _lua(self, script: _Lua, keys: list[str], *args: Any) -> Any:
         try:
-            return await self._resp.execute("EVALSHA", script.sha, len(keys), *keys, *args)
-        except ReplyError as exc:
-            if not str(exc).startswith("NOSCRIPT"):
-                raise PresenceError(f"redis: {exc}") from exc
-        except RespConnectionError as exc:
-            raise PresenceError(f"redis: {type(exc).__name__}: {exc}") from exc
+            return await self._x("EVALSHA", script.sha, len(keys), *keys, *args)
+        except PresenceError as exc:
+            if not str(exc).startswith("redis: ReplyError: NOSCRIPT"):
+                raise
         return await self._x("EVAL", script.text, len(keys), *keys, *args)  # (caches it)
 
     async def read_events(
