@@ -51,12 +51,26 @@ async def test_quick_match_is_played_to_the_end_by_two_terminals(arena: Any) -> 
     """Both sides learn their seat (from matched / the snapshot) and get their prompts."""
     await arena.start()
     ann = await arena_play(
-        "--url", arena.url, "--name", "ann", "--token", "a", "--quick", "collapsi"
+        "--url",
+        arena.url,
+        "--name",
+        "ann",
+        "--token",
+        "ann-0123456789abcdef",
+        "--quick",
+        "collapsi",
     )
     a_out: list[str] = []
     await until(ann, a_out, "waiting for an opponent")
     bob = await arena_play(
-        "--url", arena.url, "--name", "bob", "--token", "b", "--quick", "collapsi"
+        "--url",
+        arena.url,
+        "--name",
+        "bob",
+        "--token",
+        "bob-0123456789abcdef",
+        "--quick",
+        "collapsi",
     )
     b_out: list[str] = []
     ends = await asyncio.gather(plays_first_legal(ann, a_out), plays_first_legal(bob, b_out))
