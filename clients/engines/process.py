@@ -1,0 +1,469 @@
+"""Drive one engine program over the engine protocol: an asyncio subprocess (ENGINE_PROTOCOL.md).
+
+:class:`EngineProcess` starts the program, does the handshake, and turns each
+request (``newgame``, ``go``, ``isready``...) into awaited lines, with a timeout
+on every wait. What goes wrong is a typed :class:`EngineProcessError` with a
+stable ``code``, so a runner can apply its strike policy (ENGINE_PROTOCOL.md,
+"Misbehaving engines") without parsing messages: :class:`EngineCrashed`,
+:class:`EngineTimeout`, :class:`EngineGarbled`, :class:`EngineIllegalMove`,
+:class:`EngineRefused`, :class:`EngineNotFound`. After a crash or a hang,
+:meth:`EngineProcess.restart` starts a fresh process with the same options.
+
+The codec is :mod:`clients.engines.protocol`; this module only moves lines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shlex
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from clients.engines import protocol as p
+
+if TYPE_CHECKING:
+    from engine.base import Game
+
+#: ``on_line(direction, text)``: ``">"`` a line sent, ``"<"`` received, ``"!"`` on stderr
+LineHook = Callable[[str, str], None]
+
+
+class EngineProcessError(Exception):
+    """Base of what an engine program can do wrong; ``code`` is stable."""
+
+    code: ClassVar[str] = "engine_error"
+
+
+class EngineNotFound(EngineProcessError):
+    """The program could not be started (no such file, not executable)."""
+
+    code = "engine_not_found"
+
+
+class EngineCrashed(EngineProcessError):
+    """The program exited (or closed its output) when it should have answered."""
+
+    code = "engine_crashed"
+
+    def __init__(self, message: str, returncode: int | None = None, stderr: str = "") -> None:
+        super().__init__(message)
+        self.returncode = returncode
+        self.stderr = stderr
+
+
+class EngineTimeout(EngineProcessError):
+    """No answer in time. ``late_move`` is the ``bestmove`` it gave after ``stop``, if any;
+    ``hung`` is true when it did not even answer ``stop`` (the process is then killed)."""
+
+    code = "engine_timeout"
+
+    def __init__(self, message: str, late_move: str | None = None, hung: bool = False) -> None:
+        super().__init__(message)
+        self.late_move = late_move
+        self.hung = hung
+
+
+class EngineGarbled(EngineProcessError):
+    """A line that breaks the protocol where an answer was due (``bestmove`` with no move...)."""
+
+    code = "engine_garbled"
+
+    def __init__(self, message: str, line: str = "") -> None:
+        super().__init__(message)
+        self.line = line
+
+
+class EngineIllegalMove(EngineProcessError):
+    """A ``bestmove`` that is not among the legal moves it was sent."""
+
+    code = "engine_illegal_move"
+
+    def __init__(self, message: str, move: str, legal: Sequence[str]) -> None:
+        super().__init__(message)
+        self.move = move
+        self.legal = tuple(legal)
+
+
+class EngineRefused(EngineProcessError):
+    """The engine answered ``error ...`` (a game or variant it does not play)."""
+
+    code = "engine_refused"
+
+
+@dataclass(slots=True)
+class EngineInfo:
+    """What the handshake told: name, author, protocol version, declared options."""
+
+    name: str
+    author: str
+    version: int
+    options: dict[str, p.OptionDecl] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class SearchResult:
+    """An answer to ``go``: the move (``"resign"`` to resign), the ``info`` lines, the
+    time the answer took, and lines that were no reply (logged, otherwise ignored)."""
+
+    move: str
+    infos: list[p.Info]
+    elapsed_ms: float
+    unknown: list[str] = field(default_factory=list)
+
+    @property
+    def last_info(self) -> p.Info | None:
+        return self.infos[-1] if self.infos else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Malformed:
+    line: str
+    error: str
+
+
+class _Eof:
+    pass
+
+
+_EOF = _Eof()
+_Item = p.Reply | _Malformed | _Eof
+
+
+class EngineProcess:
+    """One engine program. Not safe for two concurrent requests: one game, one process.
+
+    ``command`` is a shell-like string (split with :func:`shlex.split`, no shell) or an
+    argument list. Timeouts are seconds.
+    """
+
+    def __init__(
+        self,
+        command: str | Sequence[str],
+        *,
+        cwd: str | os.PathLike[str] | None = None,
+        env: dict[str, str] | None = None,
+        handshake_timeout: float = 10.0,
+        stop_grace: float = 1.0,
+        on_line: LineHook | None = None,
+    ) -> None:
+        self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        if not self.argv:
+            raise ValueError("an engine command is needed")
+        self.cwd = cwd
+        self.env = env
+        self.handshake_timeout = handshake_timeout
+        self.stop_grace = stop_grace
+        self.on_line = on_line
+        self.info: EngineInfo | None = None
+        self.restarts = 0
+        self._options: dict[str, str | None] = {}
+        self._proc: asyncio.subprocess.Process | None = None
+        self._queue: asyncio.Queue[_Item] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._stderr: deque[str] = deque(maxlen=20)
+
+    # -- life cycle -------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.returncode is None
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._proc is None else self._proc.pid
+
+    @property
+    def stderr_tail(self) -> str:
+        return "\n".join(self._stderr)
+
+    async def __aenter__(self) -> EngineProcess:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.quit()
+
+    async def start(self) -> EngineInfo:
+        """Start the program and do the handshake; raises on failure (and kills it)."""
+        try:
+            self._proc = await asyncio.create_subprocess_exec(
+                *self.argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=self.cwd,
+                env=self.env,
+                limit=p.MAX_LINE + 2,
+            )
+        except OSError as exc:
+            raise EngineNotFound(f"cannot start {shlex.join(self.argv)}: {exc}") from None
+        self._queue = asyncio.Queue()
+        self._stderr.clear()
+        assert self._proc.stdout is not None and self._proc.stderr is not None
+        self._tasks = [
+            asyncio.create_task(self._read_stdout(self._proc.stdout)),
+            asyncio.create_task(self._read_stderr(self._proc.stderr)),
+        ]
+        try:
+            self.info = await self._handshake()
+            for name, value in self._options.items():
+                await self._send(p.SetOption(name, value))
+        except BaseException:
+            await self.kill()
+            raise
+        return self.info
+
+    async def restart(self) -> EngineInfo:
+        """Kill the process if it still runs and start a fresh one with the same options."""
+        await self.kill()
+        self.restarts += 1
+        return await self.start()
+
+    async def quit(self, timeout: float = 2.0) -> None:
+        """Ask the program to quit; kill it if it has not exited within ``timeout``."""
+        if self.running:
+            with contextlib.suppress(EngineCrashed):
+                await self._send(p.Quit())
+            assert self._proc is not None
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._proc.wait(), timeout)
+        await self.kill()
+
+    async def kill(self) -> None:
+        """Kill the process at once (if running) and stop reading it."""
+        proc = self._proc
+        if proc is not None and proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await proc.wait()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks = []
+        if proc is not None and proc.stdin is not None:
+            proc.stdin.close()
+
+    # -- requests ---------------------------------------------------------------
+    async def set_option(self, name: str, value: str | int | bool | None = None) -> None:
+        """Set an option (kept for restarts); ``bool`` is sent as ``true``/``false``."""
+        text = (
+            None if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+        )
+        self._options[name] = text
+        await self._send(p.SetOption(name, text))
+
+    async def isready(self, timeout: float = 10.0) -> None:
+        """Send ``isready``, wait for ``readyok``; ``error`` raises :class:`EngineRefused`."""
+        await self._send(p.IsReady())
+        await self._expect(p.ReadyOk, timeout, "readyok")
+
+    async def new_game(self, cmd: p.NewGame, timeout: float = 10.0) -> None:
+        """Start a game (``newgame`` then ``isready``): the engine refuses with ``error``."""
+        self._drain()
+        await self._send(cmd)
+        await self.isready(timeout)
+
+    async def go(
+        self,
+        position: p.Position,
+        legal: Sequence[str] | None = None,
+        clocks: p.Go | None = None,
+        timeout: float | None = None,
+    ) -> SearchResult:
+        """Send the position (and the legal moves, if given) and ``go``; the answer.
+
+        After ``timeout`` seconds ``stop`` is sent; a ``bestmove`` within ``stop_grace``
+        is returned inside :class:`EngineTimeout` (``late_move``), otherwise the process
+        is killed (``hung``). With ``legal``, a move not in it raises :class:`EngineIllegalMove`.
+        """
+        self._drain()
+        await self._send(position)
+        if legal is not None:
+            await self._send(p.Legal(tuple(legal)))
+        started = time.perf_counter()
+        await self._send(clocks or p.Go())
+        infos: list[p.Info] = []
+        unknown: list[str] = []
+        try:
+            best = await self._expect(p.BestMove, timeout, "bestmove", infos, unknown)
+        except EngineTimeout:
+            late = await self._after_timeout(infos, unknown)
+            seen = f"; it printed {unknown[-1]!r}" if unknown else ""
+            raise EngineTimeout(
+                f"no bestmove within {timeout:.3g}s{seen}"
+                + ("" if late else f"; no bestmove {self.stop_grace:g}s after stop"),
+                late_move=late,
+                hung=late is None,
+            ) from None
+        elapsed = (time.perf_counter() - started) * 1000
+        if legal is not None and not best.resign and best.move not in legal:
+            raise EngineIllegalMove(
+                f"illegal move {best.move!r}; legal: {' '.join(legal) or '(none)'}",
+                best.move,
+                legal,
+            )
+        return SearchResult(best.move, infos, elapsed, unknown)
+
+    async def play(
+        self, game: Game, clocks: p.Go | None = None, timeout: float | None = None
+    ) -> SearchResult:
+        """:meth:`go` for ``game`` as it stands, with its legal moves."""
+        return await self.go(p.position_of(game), game.legal_moves(), clocks, timeout)
+
+    async def stop(self) -> None:
+        """Send ``stop`` (a search in progress answers ``bestmove``; :meth:`go` collects it)."""
+        await self._send(p.Stop())
+
+    async def game_over(self, winner: int | None, reason: str) -> None:
+        """Tell the engine how the game ended (no answer is expected)."""
+        await self._send(p.GameOver(winner, reason))
+
+    async def send_line(self, text: str) -> None:
+        """Send a raw line (the compliance checker's garbage)."""
+        await self._write(text)
+
+    # -- internals --------------------------------------------------------------
+    async def _handshake(self) -> EngineInfo:
+        await self._send(p.Hello())
+        ids: dict[str, str] = {}
+        options: dict[str, p.OptionDecl] = {}
+        deadline = time.monotonic() + self.handshake_timeout
+        while True:
+            item = await self._next(deadline, "arenaok (the handshake)")
+            if isinstance(item, _Malformed):
+                raise EngineGarbled(f"bad handshake line {item.line!r}: {item.error}", item.line)
+            if isinstance(item, p.Id):
+                ids[item.key] = item.value
+            elif isinstance(item, p.OptionDecl):
+                options[item.name] = item
+            elif isinstance(item, p.EngineErrorLine):
+                raise EngineRefused(f"the engine refused the handshake: {item.text}")
+            elif isinstance(item, p.ArenaOk):
+                if item.version not in p.VERSIONS:
+                    raise EngineGarbled(
+                        f"arenaok {item.version}: not a version the runner offered "
+                        f"({' '.join(map(str, p.VERSIONS))})"
+                    )
+                name = ids.get("name") or os.path.basename(self.argv[0])
+                return EngineInfo(name, ids.get("author", ""), item.version, options)
+
+    async def _expect(
+        self,
+        kind: type[Any],
+        timeout: float | None,
+        what: str,
+        infos: list[p.Info] | None = None,
+        unknown: list[str] | None = None,
+    ) -> Any:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            item = await self._next(deadline, what)
+            if isinstance(item, kind):
+                return item
+            if isinstance(item, _Malformed) and item.line.split()[0] == what:
+                raise EngineGarbled(f"garbled {what}: {item.line!r} ({item.error})", item.line)
+            if isinstance(item, p.EngineErrorLine):
+                raise EngineRefused(f"the engine answered error: {item.text}")
+            if isinstance(item, p.Info) and infos is not None:
+                infos.append(item)
+            elif isinstance(item, p.Unknown | _Malformed) and unknown is not None:
+                unknown.append(item.line if isinstance(item, _Malformed) else item.text)
+
+    async def _next(self, deadline: float | None, what: str) -> p.Reply | _Malformed:
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        try:
+            item = await asyncio.wait_for(self._queue.get(), timeout)
+        except TimeoutError:
+            raise EngineTimeout(f"no {what} in the time allowed") from None
+        if isinstance(item, _Eof):
+            raise await self._crashed(f"the engine exited instead of answering {what}")
+        return item
+
+    async def _after_timeout(self, infos: list[p.Info], unknown: list[str]) -> str | None:
+        with contextlib.suppress(EngineCrashed):
+            await self._send(p.Stop())
+            with contextlib.suppress(EngineTimeout, EngineGarbled, EngineRefused):
+                best = await self._expect(p.BestMove, self.stop_grace, "bestmove", infos, unknown)
+                return str(best.move)
+        await self.kill()
+        return None
+
+    async def _crashed(self, message: str) -> EngineCrashed:
+        code = None
+        if self._proc is not None:
+            with contextlib.suppress(TimeoutError):
+                code = await asyncio.wait_for(self._proc.wait(), 1.0)
+        await asyncio.sleep(0)  # let the stderr reader take the last lines
+        tail = self.stderr_tail
+        detail = f" (exit status {code})" if code is not None else ""
+        detail += f"; stderr: {self._stderr[-1]}" if self._stderr else ""
+        return EngineCrashed(message + detail, code, tail)
+
+    def _drain(self) -> None:
+        """Forget replies nobody waited for (a late ``bestmove``), keeping a pending EOF."""
+        while not self._queue.empty():
+            item = self._queue.get_nowait()
+            if isinstance(item, _Eof):
+                self._queue.put_nowait(item)
+                return
+
+    async def _send(self, cmd: p.Command) -> None:
+        await self._write(p.format_command(cmd))
+
+    async def _write(self, text: str) -> None:
+        proc = self._proc
+        if proc is None or proc.stdin is None or proc.returncode is not None:
+            raise await self._crashed("the engine is not running")
+        if self.on_line:
+            self.on_line(">", text)
+        try:
+            proc.stdin.write(text.encode() + b"\n")
+            await proc.stdin.drain()
+        except (BrokenPipeError, ConnectionResetError):
+            raise await self._crashed("the engine closed its input") from None
+
+    async def _read_stdout(self, stream: asyncio.StreamReader) -> None:
+        try:
+            while raw := await stream.readline():
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                if self.on_line:
+                    self.on_line("<", line)
+                try:
+                    reply = p.parse_reply(line)
+                except p.LineError as exc:
+                    self._queue.put_nowait(_Malformed(line, str(exc)))
+                    continue
+                if reply is not None:
+                    self._queue.put_nowait(reply)
+        except ValueError:  # a line over the limit: the stream is unusable
+            self._queue.put_nowait(_Malformed("<line too long>", f"over {p.MAX_LINE} bytes"))
+        self._queue.put_nowait(_EOF)
+
+    async def _read_stderr(self, stream: asyncio.StreamReader) -> None:
+        with contextlib.suppress(ValueError):
+            while raw := await stream.readline():
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                self._stderr.append(line)
+                if self.on_line:
+                    self.on_line("!", line)
+
+
+__all__ = [
+    "EngineCrashed",
+    "EngineGarbled",
+    "EngineIllegalMove",
+    "EngineInfo",
+    "EngineNotFound",
+    "EngineProcess",
+    "EngineProcessError",
+    "EngineRefused",
+    "EngineTimeout",
+    "LineHook",
+    "SearchResult",
+]

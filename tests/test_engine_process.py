@@ -1,0 +1,244 @@
+"""clients.engines: the line codec, and EngineProcess driving real engine programs."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+import pytest
+
+import engine
+from clients.engines import protocol as p
+from clients.engines.process import (
+    EngineCrashed,
+    EngineGarbled,
+    EngineIllegalMove,
+    EngineNotFound,
+    EngineProcess,
+    EngineRefused,
+    EngineTimeout,
+)
+from tests.engine_examples import LANGUAGES, bad, example_argv
+
+# -- the codec -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        p.Hello((1, 2)),
+        p.SetOption("Hash size", "64"),
+        p.SetOption("Clear"),
+        p.IsReady(),
+        p.NewGame("collapsi", "standard", "custom", 2, 1, {"preset": "5x5", "x": [1, 2]}),
+        p.Position("141222J3331J4213"),
+        p.Position("1J2", ("3", "5<"), ((0, 4), (2, 7))),
+        p.Legal(("1,2", "3")),
+        p.Go(),
+        p.Go((1, 2, 3), 5, None),
+        p.Go(None, None, 4000),
+        p.Stop(),
+        p.GameOver(None, "score"),
+        p.GameOver(1, "no_moves"),
+        p.Quit(),
+    ],
+)
+def test_commands_round_trip(cmd):
+    assert p.parse_command(p.format_command(cmd)) == cmd
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        p.Id("name", "Deep Collapse 2"),
+        p.OptionDecl("Skill Level", "spin", "3", 0, 20),
+        p.OptionDecl("Style", "combo", "safe", vars=("safe", "wild")),
+        p.ArenaOk(1),
+        p.ReadyOk(),
+        p.BestMove("5<"),
+        p.Info(depth=4, score=-12, nodes=100, time=3, pv=("1", "2"), string="hi there"),
+        p.Info(win_in=3),
+        p.Info(loss_in=0),
+        p.EngineErrorLine("no such game"),
+    ],
+)
+def test_replies_round_trip(reply):
+    assert p.parse_reply(p.format_reply(reply)) == reply
+
+
+@pytest.mark.parametrize(
+    "line,message",
+    [
+        ("bestmove", "no move"),
+        ("arenaok one", "integer"),
+        ("option name X type colour", "unknown type"),
+        ("info depth deep", "integer"),
+        ("info score win", "plies"),
+    ],
+)
+def test_bad_replies_are_line_errors(line, message):
+    with pytest.raises(p.LineError, match=message):
+        p.parse_reply(line)
+
+
+@pytest.mark.parametrize(
+    "line,message",
+    [
+        ("position 1234", "expected 'position setup"),
+        ("position setup 12 moves 1 out 0:1", None),  # after moves, 'out' is a move word
+        ("position setup 12 out 0-1", "SEAT:PLY"),
+        ("go time", "one value per seat"),
+        ("go time -5", "negative"),
+        ("go fast", "unexpected"),
+        ("newgame game collapsi", "missing rules"),
+        (
+            "newgame game collapsi rules standard variant base players 2 seat 0 options [1]",
+            "JSON object",
+        ),
+        ("setoption value 3", "setoption name"),
+    ],
+)
+def test_bad_commands_are_line_errors(line, message):
+    if message is None:
+        assert p.parse_command(line) == p.Position("12", ("1", "out", "0:1"))
+        return
+    with pytest.raises(p.LineError, match=message):
+        p.parse_command(line)
+
+
+def test_unknown_lines_are_ignored_or_marked():
+    assert p.parse_command("ucinewgame") is None
+    assert p.parse_command("   ") is None
+    assert p.parse_reply("hello there") == p.Unknown("hello there")
+    # unknown fields of a known command are skipped (how version 1 grows)
+    cmd = p.parse_command(
+        "newgame game collecto rules standard colour red variant base players 2 seat 0"
+    )
+    assert cmd == p.NewGame("collecto", "standard", "base", 2, 0)
+
+
+def test_position_of_a_game_with_a_forfeit_rebuilds_it():
+    game = engine.new_game("collapsi", variant="big-board", players=3, seed=2)
+    for move in ("3", "8", "23"):
+        game.play(move)
+    game.eliminate(0, "resign")
+    game.play(game.legal_moves()[0])
+    pos = p.position_of(game)
+    assert pos.out == ((0, 3),)
+    again = p.game_from(p.new_game_of(game, 1), p.parse_command(p.format_command(pos)))
+    assert again.position() == game.position() and again.legal_moves() == game.legal_moves()
+
+
+# -- the process driver ----------------------------------------------------------
+
+VARIANTS = [
+    ("collapsi", "standard", "base", 2, None),
+    ("collapsi", "classic", "base", 2, None),
+    ("collapsi", "standard", "big-board", 3, None),
+    ("collapsi", "standard", "big-board+shifting", 4, None),
+    ("collapsi", "standard", "shifting", 2, None),
+    ("collapsi", "standard", "players-choice", 2, None),
+    ("collapsi", "standard", "custom", 2, {"preset": "5x5"}),
+    ("collecto", "standard", "base", 2, None),
+]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_each_example_engine_plays_every_game_and_variant_to_the_end(language, tmp_path):
+    argv = example_argv(language, tmp_path)
+
+    async def main() -> None:
+        async with EngineProcess(argv) as eng:
+            assert eng.info is not None and eng.info.name.startswith("random-engine")
+            if language == "python":
+                assert eng.info.options["Seed"].type == "spin"
+                await eng.set_option("Seed", 7)
+            for name, rules, variant, players, options in VARIANTS:
+                game = engine.new_game(
+                    name, rules, variant, seed=5, players=players, options=options
+                )
+                await eng.new_game(p.new_game_of(game, 0))
+                while not game.is_over():
+                    clocks = p.Go(time=tuple([5000] * game.num_players), inc=10)
+                    result = await eng.play(game, clocks, timeout=10)
+                    game.play(result.move)
+                await eng.game_over(game.result().winner, game.result().reason)
+            await eng.isready()
+        assert not eng.running
+
+    asyncio.run(main())
+
+
+def _game() -> engine.Game:
+    return engine.new_game("collapsi", seed=1)
+
+
+async def _go(eng: EngineProcess, timeout: float = 5.0):
+    game = _game()
+    await eng.new_game(p.new_game_of(game, 0))
+    return await eng.play(game, p.Go(time=(1000, 1000)), timeout=timeout)
+
+
+def test_a_crash_is_engine_crashed_with_the_exit_status_and_restart_works():
+    async def main() -> None:
+        eng = EngineProcess(bad("crash"))
+        await eng.start()
+        with pytest.raises(EngineCrashed, match="exit status 3") as err:
+            await _go(eng)
+        assert err.value.returncode == 3 and not eng.running
+        await eng.restart()
+        assert eng.running and eng.restarts == 1
+        await eng.quit()
+
+    asyncio.run(main())
+
+
+def test_a_hung_engine_times_out_and_is_killed():
+    async def main() -> None:
+        eng = EngineProcess(bad("hang"), stop_grace=0.2)
+        await eng.start()
+        with pytest.raises(EngineTimeout, match=r"no bestmove within 0\.3s") as err:
+            await _go(eng, timeout=0.3)
+        assert err.value.hung and err.value.late_move is None and not eng.running
+
+    asyncio.run(main())
+
+
+def test_an_engine_that_answers_only_after_stop_gives_a_late_move():
+    async def main() -> None:
+        async with EngineProcess(bad("slow")) as eng:
+            with pytest.raises(EngineTimeout) as err:
+                await _go(eng, timeout=0.2)
+            assert err.value.late_move == _game().legal_moves()[0] and not err.value.hung
+            assert eng.running
+            await eng.isready()  # still in step
+
+    asyncio.run(main())
+
+
+def test_illegal_and_garbage_answers():
+    async def main() -> None:
+        async with EngineProcess(bad("illegal")) as eng:
+            with pytest.raises(EngineIllegalMove, match="illegal move '999'"):
+                await _go(eng)
+        async with EngineProcess(bad("garbage"), stop_grace=0.2) as eng:
+            with pytest.raises(EngineTimeout, match="it printed 'I think the best move"):
+                await _go(eng, timeout=0.3)
+
+    asyncio.run(main())
+
+
+def test_handshake_failures_and_refusals():
+    async def main() -> None:
+        with pytest.raises(EngineTimeout, match="arenaok"):
+            await EngineProcess(bad("nohandshake"), handshake_timeout=0.3).start()
+        with pytest.raises(EngineNotFound, match="cannot start"):
+            await EngineProcess(["/nonexistent/engine"]).start()
+        async with EngineProcess(bad("refuse")) as eng:
+            with pytest.raises(EngineRefused, match="I play nothing"):
+                await eng.new_game(p.new_game_of(_game(), 0))
+        script = "print('arenaok 7', flush=True); input()"
+        with pytest.raises(EngineGarbled, match="arenaok 7"):
+            await EngineProcess([sys.executable, "-c", script]).start()
+
+    asyncio.run(main())
