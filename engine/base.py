@@ -11,6 +11,7 @@ Pure Python: no I/O, no asyncio, no third-party imports.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
@@ -385,6 +386,13 @@ def new_game(
 def replay(record: GameRecord) -> Game:
     """Rebuild a game from its record by replaying every move (and every forfeit that
     took a player out while the game went on); raises on any illegal move."""
+    *_, game = replay_steps(record)
+    return game
+
+
+def replay_steps(record: GameRecord) -> Iterator[Game]:
+    """The game of ``record`` at its start and after each move, in order (the same
+    object, changed in place: read what you need before taking the next step)."""
     cls = game_class(record.game)
     game = cls.from_setup(
         record.setup,
@@ -399,8 +407,8 @@ def replay(record: GameRecord) -> Game:
         while forfeits and forfeits[0]["ply"] == ply:
             f = forfeits.pop(0)
             game.eliminate(f["seat"], f.get("reason", "resign"))
+        yield game
         if move is not None:
             game.play(move)
     if forfeits:
         raise IllegalMove(f"a forfeit after ply {forfeits[0]['ply']}, past the record's moves")
-    return game

@@ -275,6 +275,8 @@ class GetRecord(ClientBase):
 
     type: Literal["get_record"] = "get_record"
     record: Id
+    #: also send the game's view at the start and after each move (added within v1)
+    views: bool | None = None
 
 
 class GetLeaderboard(ClientBase):

@@ -436,6 +436,9 @@ class Record(ServerBase):
     rated: bool = False
     ratings: Annotated[list[RatingChange], Field(max_length=MAX_SEATS)] = []
     finished_at: Timestamp | None = None
+    #: with ``get_record.views``: the game's ``view`` at the start and after each move
+    #: (added within v1, for clients that cannot replay the game themselves)
+    views: Annotated[list[JsonObject], Field(max_length=MAX_MOVES + 1)] | None = None
 
 
 class Leaderboard(ServerBase):

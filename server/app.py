@@ -36,9 +36,10 @@ from server.names import name_key, normalize
 from server.outgoing import Outgoing
 from server.presence import Presence, PresenceError, open_presence
 from server.ratings import Rating
-from server.records import RecordStore
+from server.records import RecordStore, record_views
 from server.room import Room, RoomSettings, now_ms
 from server.tasks import checkpoint, stop
+from server.web import WebPage
 
 log = structlog.get_logger("arena.server")
 
@@ -83,6 +84,8 @@ class Config:
     #: failed logins allowed per client address, then one per this many seconds
     login_fails_per_address: int = 20
     login_fail_address_seconds: float = 2.0
+    #: folder of the web page's static files (served at /); None: no page
+    web_dir: str | None = None
 
 
 class Session:
@@ -112,6 +115,7 @@ class Arena:
         self.records = RecordStore(self.presence, config.data_dir)
         self.metrics = Metrics()
         self.logins = LoginGuard(config)
+        self.web = None if config.web_dir is None else WebPage(config.web_dir)
         self.rooms: dict[str, Room] = {}
         self.invites: dict[str, str] = {}
         self.sessions: dict[str, Session] = {}
@@ -1061,6 +1065,7 @@ class Arena:
                 rated=rec.get("rated", False),
                 ratings=[m.RatingChange.model_validate(c) for c in rec.get("ratings", [])],
                 finished_at=rec.get("finished_at"),
+                views=await asyncio.to_thread(record_views, rec["data"]) if msg.views else None,
             )
         )
 
@@ -1142,6 +1147,9 @@ class Arena:
             self.metrics.rooms.set(len(self.rooms))
             return _http(200, self.metrics.render(), CONTENT_TYPE_LATEST)
         if "upgrade" not in request.headers.get("Connection", "").lower():
+            page = self.web.response(path) if self.web is not None else None
+            if page is not None:
+                return page
             return _http(404, b"not found: try /healthz, /metrics or a WebSocket\n", "text/plain")
         return None
 

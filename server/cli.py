@@ -12,6 +12,7 @@ import sys
 import structlog
 
 from clients.cli import CliError
+from clients.web import STATIC as WEB_STATIC
 from server.app import Config, running
 from server.logs import configure
 from server.presence import PresenceError
@@ -75,6 +76,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(a second signal: at once) (20)",
     )
     parser.add_argument(
+        "--no-web",
+        action="store_true",
+        help="do not serve the web page at / (served by default)",
+    )
+    parser.add_argument(
         "--log-level",
         default="info",
         choices=["debug", "info", "warning"],
@@ -111,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
         lease_ttl=args.lease_ttl,
         node=args.node,
         grace=args.grace,
+        web_dir=None if args.no_web else str(WEB_STATIC),
     )
     log = structlog.get_logger("arena.serve")
     described = argparse.ArgumentParser()
@@ -138,6 +145,7 @@ def welcome(host: str, port: int) -> str:
             f"  play:   .venv/bin/arena play{opt} --name YOUR_NAME --quick collapsi",
             f"  rooms:  .venv/bin/arena play{opt} --list",
             f"  watch:  .venv/bin/arena play{opt} --watch ROOM",
+            f"  web:    http://{host}:{port}/  (the lobby; watch and play in a browser)",
         ]
     )
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import structlog
 
+from engine.base import GameRecord, replay_steps
 from server.presence import Presence
 
 log = structlog.get_logger("arena.records")
@@ -95,3 +96,9 @@ class RecordStore:
         """Wait until every record handed to :meth:`save` is on disk."""
         while self._writes:
             await asyncio.gather(*list(self._writes), return_exceptions=True)
+
+
+def record_views(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The view of a recorded game at its start and after each move (``get_record``'s
+    ``views``): the engine replays it, so a client needs no rules to step through it."""
+    return [game.view() for game in replay_steps(GameRecord.from_dict(data))]
