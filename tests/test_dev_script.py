@@ -6,16 +6,26 @@ here the project is installed already, so ``dev.py`` must start at once without 
 
 from __future__ import annotations
 
+import hashlib
 import signal
 import subprocess
 import sys
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_dev_serve_prints_where_to_play_and_watch_and_stops_cleanly(tmp_path: Path) -> None:
+    stamp = ROOT / ".venv" / ".arena-installed"
+    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if not stamp.exists() or stamp.read_text().strip() != wanted:
+        pytest.skip(
+            "this .venv was not installed by dev.py from this pyproject.toml: "
+            "run python3 dev.py install (dev.py test does)"
+        )
     proc = subprocess.Popen(
         [
             sys.executable,

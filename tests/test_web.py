@@ -127,6 +127,74 @@ async def bot_plays(client: Any, room: str, name: str, seed: int) -> None:
             await client.move(room, rng.choice(ev.legal_moves))
 
 
+async def click_until_over(page: Page, stop_after: int | None = None) -> int:
+    """Click the first legal destination on each of the page's turns until the game-over
+    banner shows (or ``stop_after`` clicks); returns how many moves were clicked."""
+    clicks = 0
+    while stop_after is None or clicks < stop_after:
+        await page.wait_for_function(
+            "() => document.querySelector('#board g.cell.legal')"
+            " || !document.querySelector('#banner').hidden",
+            timeout=20_000,
+        )
+        if await page.locator("#banner:not([hidden])").count():
+            break
+        seq = int(await page.locator("#board").get_attribute("data-seq") or 0)
+        await page.locator("#board g.cell.legal").first.click()
+        clicks += 1
+        await page.wait_for_function(  # the page saw its own move
+            "seq => Number(document.querySelector('#board').dataset.seq) > seq",
+            arg=seq,
+            timeout=20_000,
+        )
+    return clicks
+
+
+class Relay:
+    """A TCP relay on loopback between the browser and the server; :meth:`cut` drops
+    every connection through it at once (a network failure), new ones still pass."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.writers: set[asyncio.StreamWriter] = set()
+        self.server: asyncio.Server | None = None
+
+    async def __aenter__(self) -> Relay:
+        self.server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self.server is not None
+        self.server.close()
+        self.cut()
+
+    @property
+    def base(self) -> str:
+        assert self.server is not None
+        return f"http://127.0.0.1:{self.server.sockets[0].getsockname()[1]}"
+
+    def cut(self) -> None:
+        for w in list(self.writers):
+            w.transport.abort()
+        self.writers.clear()
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.port)
+        self.writers |= {writer, up_writer}
+        await asyncio.gather(self._pump(reader, up_writer), self._pump(up_reader, writer))
+
+    @staticmethod
+    async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            writer.transport.abort()
+
+
 async def test_the_page_and_its_files_are_served_with_a_strict_policy(arena: Any) -> None:
     await arena.start(web_dir=str(STATIC))
     base = f"http://127.0.0.1:{arena.arena.config.port}"
@@ -236,26 +304,8 @@ async def test_play_a_game_by_clicking_then_replay_its_record(arena: Any, browse
     await dave.ready(room)
     bot = asyncio.create_task(bot_plays(dave, room, "dave", 3))
     await page.click("#ready")
-    clicks = 0
     try:
-        while True:
-            legal = page.locator("#board g.cell.legal")
-            banner = page.locator("#banner:not([hidden])")
-            await page.wait_for_function(
-                "() => document.querySelector('#board g.cell.legal')"
-                " || !document.querySelector('#banner').hidden",
-                timeout=20_000,
-            )
-            if await banner.count():
-                break
-            seq = int(await page.locator("#board").get_attribute("data-seq") or 0)
-            await legal.first.click()
-            clicks += 1
-            await page.wait_for_function(  # the page saw its own move
-                "seq => Number(document.querySelector('#board').dataset.seq) > seq",
-                arg=seq,
-                timeout=20_000,
-            )
+        clicks = await click_until_over(page)
         await asyncio.wait_for(bot, 20)
     finally:
         bot.cancel()
@@ -327,3 +377,41 @@ async def test_a_collecto_game_and_a_phone_sized_screen(
     page2 = await open_page(browser, f"{base}/game/{room}")
     await wait_board(page2, ev.view)
     await page2.screenshot(path=str(screenshot_dir(tmp_path) / "web-collecto.png"))
+
+
+@needs_browser
+async def test_a_dropped_connection_reconnects_resumes_and_the_game_goes_on(
+    arena: Any, browser: Browser
+) -> None:
+    await arena.start(web_dir=str(STATIC))
+    async with Relay(arena.arena.config.port) as relay:
+        page = await open_page(browser, relay.base + "/")
+        await page.fill("#login-name", "erin")
+        await page.fill("#login-token", "a-strong-token-for-erin-0123456789")
+        await page.click("#login-submit")
+        await page.locator("#me").filter(has_text="erin").wait_for()
+        await page.click("#create-submit")
+        await page.wait_for_url("**/game/*")
+        room = page.url.rsplit("/", 1)[1]
+        fred = await arena.client("fred", bot=True)
+        await fred.join(room)
+        await fred.take_seat(room)
+        await fred.ready(room)
+        bot = asyncio.create_task(bot_plays(fred, room, "fred", 5))
+        await page.click("#ready")
+        try:
+            assert await click_until_over(page, stop_after=1) == 1
+            relay.cut()  # the network drops; fred moves meanwhile
+            await page.locator("#status[data-status=reconnecting]").wait_for(timeout=10_000)
+            await page.locator("#status[data-status=online]").wait_for(timeout=15_000)
+            dropped = [e.type for e in fred.events(room)]
+            assert "player_disconnected" in dropped
+            await page.locator("#players").filter(has_text="fred").wait_for()
+            clicks = await click_until_over(page)  # the same seat plays on to the end
+            await asyncio.wait_for(bot, 20)
+        finally:
+            bot.cancel()
+    over = next(e for e in fred.events(room) if e.type == "game_over")
+    assert over.result.reason == "no_moves" and clicks >= 1
+    assert "player_reconnected" in [e.type for e in fred.events(room)]
+    assert page.errors == []  # type: ignore[attr-defined]

@@ -6,6 +6,8 @@ import { drawCollapsi, drawCollecto, seatColour, ballColour } from "./board.js";
 
 const arena = new Arena(serverUrl());
 window.arena = arena; // for the console and the browser tests
+// what bench/web.py reads: when the first board was on screen, how many room events were drawn
+window.arenaStats = { firstBoardAt: null, eventsDrawn: 0 };
 const main = document.getElementById("main");
 
 // ---- small DOM helpers -----------------------------------------------------------
@@ -361,6 +363,7 @@ function gamePage(roomId) {
       svg = drawCollapsi(state.view, { lastPath, onCell: mine ? onCell : null, selected: pendingCell });
     }
     boardBox.replaceChildren(svg);
+    if (window.arenaStats.firstBoardAt === null) window.arenaStats.firstBoardAt = performance.now();
     if (pendingCell !== null) {
       boardBox.append(
         h("div", { class: "shifts", id: "shifts" }, `shift after moving to ${pendingCell}: `,
@@ -553,6 +556,7 @@ function gamePage(roomId) {
         break;
     }
     drawAll();
+    window.arenaStats.eventsDrawn += 1;
   };
   const offs = [arena.on("room_state", onState), arena.on("room_event", onEvent)];
   const tick = setInterval(() => {
