@@ -97,7 +97,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    configure(args.log_level, None if args.log_format == "auto" else args.log_format == "json")
+    json_logs = args.log_format == "json" or (args.log_format == "auto" and not sys.stderr.isatty())
+    configure(args.log_level, json_logs)
     try:
         burst, per_s = args.rate.split("/")
         rate_burst, rate_per_second = int(burst), float(per_s)
@@ -125,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     log.info("settings", **effective(args, options(described)))
     deadline = ShutdownDeadline(args.shutdown_timeout, log)
     try:
-        asyncio.run(_serve(config, deadline))
+        asyncio.run(_serve(config, deadline, banner=not json_logs))
     except PresenceError as exc:
         raise CliError(f"presence: {exc}") from None
     except OSError as exc:  # the port is taken, the address is not ours...
@@ -150,7 +151,9 @@ def welcome(host: str, port: int) -> str:
     )
 
 
-async def _serve(config: Config, deadline: ShutdownDeadline) -> None:
+async def _serve(config: Config, deadline: ShutdownDeadline, banner: bool) -> None:
+    """Serve until a signal; ``banner``: also tell a person where to play (JSON logs stay
+    pure JSON lines for machines)."""
     log = structlog.get_logger("arena.serve")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -180,7 +183,8 @@ async def _serve(config: Config, deadline: ShutdownDeadline) -> None:
             node=arena.node,
             data_dir=config.data_dir,
         )
-        print(welcome(config.host, config.port), file=sys.stderr, flush=True)
+        if banner:
+            print(welcome(config.host, config.port), file=sys.stderr, flush=True)
         await stop.wait()
         log.info("signal_received")
     # What is left (a connection still closing, a late message to another node...) is

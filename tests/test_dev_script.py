@@ -34,7 +34,7 @@ def test_dev_serve_prints_where_to_play_and_watch_and_stops_cleanly(tmp_path: Pa
             "--port",
             "0",
             "--log-format",
-            "json",
+            "console",
             "--data-dir",
             str(tmp_path / "data"),
         ],
