@@ -155,3 +155,34 @@ async def test_the_same_name_logs_in_again_right_after_a_clean_exit(arena: Any) 
     assert line.startswith("room "), line
     again.stdin.close()  # type: ignore[union-attr]
     assert await asyncio.wait_for(again.wait(), 20) == 0
+
+
+@pytest.mark.timeout(60)
+async def test_guests_quick_match_as_the_server_banner_says(arena: Any) -> None:
+    """``arena play --name NAME --quick collapsi`` with no token (what ``arena serve`` tells
+    a new user to type) is a casual game: a guest cannot play rated ones."""
+    await arena.start()
+    ann = await arena_play("--url", arena.url, "--name", "ann", "--quick", "collapsi")
+    a_out: list[str] = []
+    await until(ann, a_out, "waiting for an opponent")
+    bob = await arena_play("--url", arena.url, "--name", "bob", "--quick", "collapsi")
+    b_out: list[str] = []
+    ends = await asyncio.gather(plays_first_legal(ann, a_out), plays_first_legal(bob, b_out))
+    assert ends[0] == ends[1] and "wins (no_moves)" in ends[0]
+    for proc, out in ((ann, a_out), (bob, b_out)):
+        rest, _ = await asyncio.wait_for(proc.communicate(), 20)
+        out += rest.decode().splitlines()
+        assert proc.returncode == 0
+        assert not any(" -> " in x for x in out), out  # unrated: no rating changes
+
+
+@pytest.mark.timeout(60)
+async def test_a_refused_run_frees_the_name_at_once(arena: Any) -> None:
+    await arena.start()
+    refused = await arena_play(
+        "--url", arena.url, "--name", "ann", "--create", "collapsi", "--rated"
+    )
+    _, err = await asyncio.wait_for(refused.communicate(), 20)
+    assert refused.returncode == 2 and b"forbidden" in err
+    again = await arena.client()
+    assert (await again.login("ann")).name == "ann"  # no name_taken for a grace period

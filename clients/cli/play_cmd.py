@@ -4,7 +4,7 @@
     arena play --watch ROOM                             watch a game to its end
     arena play --name ann --create collapsi             open a room and play in it
     arena play --name bob --join ROOM                   sit down in a room and play
-    arena play --name cat --token s3cret --quick collecto   quick match (rated)
+    arena play --name cat --token TOKEN --quick collecto    quick match (rated with a token)
 
 The line mode, for scripts and screen readers (``arena tui`` is the full-screen client).
 Standard input is read all the time, alongside the game: a move (when it is your turn),
@@ -172,8 +172,9 @@ async def _main(args: argparse.Namespace) -> int:
             if not client.closed.is_set():
                 await client.logout()  # the name is free at once for the next run
             return status
-        except (asyncio.CancelledError, KeyboardInterrupt):
-            # Ctrl-C: leave (the server resigns or aborts the game) and free the name now
+        except (asyncio.CancelledError, KeyboardInterrupt, ArenaError):
+            # Ctrl-C, or a refusal (a rated queue for a guest...): leave (the server resigns
+            # or aborts the game) and free the name now, so the next run can have it
             with contextlib.suppress(ArenaError, OSError, TimeoutError):
                 await asyncio.shield(client.logout())
             raise
@@ -205,7 +206,7 @@ async def _sit_down(client: Client, args: argparse.Namespace) -> tuple[str, int 
         rules=args.rules,
         variant=args.variant,
         time_control=time_control(args.clock),
-        rated=not args.casual,
+        rated=not args.casual and args.token is not None,  # a guest's games are casual
     )
     say("waiting for an opponent...")
     matched = await client.next(type="matched", timeout=24 * 3600)
