@@ -61,21 +61,17 @@ import itertools
 import json
 import secrets
 import time
-import weakref
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
 import structlog
-from pydantic import TypeAdapter
 
-from engine.base import Result, game_class
-from engine.match import Match
-from protocol import common as pc
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import ROOM_EVENT_TYPES
+from server import room_state
 from server.outgoing import Outgoing
 from server.presence import PresenceError
-from server.room import Room, RoomSettings, SeatState, engine_time_control
+from server.room import Room, RoomSettings
 from server.tasks import checkpoint, stop
 
 if TYPE_CHECKING:
@@ -114,180 +110,19 @@ CALL_TIMEOUT = 5.0
 #: messages queued for one node before the oldest are dropped (that node then resyncs)
 OUTBOX_LIMIT = 50_000
 
-TIME_CONTROL: TypeAdapter[Any] = TypeAdapter(pc.TimeControl)
-
 
 class _Moved(Exception):
     """The node asked no longer hosts the room (taken over meanwhile): look it up again."""
 
 
-def settings_from_meta(meta: dict[str, Any]) -> RoomSettings:
-    return RoomSettings(
-        room_id=meta["room_id"],
-        game=meta["game"],
-        rules=meta["rules"],
-        variant=meta["variant"],
-        seats=meta["seats"],
-        time_control=TIME_CONTROL.validate_python(meta["time_control"]),
-        rated=meta["rated"],
-        private=meta["private"],
-        options=dict(meta.get("options") or {}),
-        invite=meta.get("invite"),
-        created_at=meta.get("created_at", 0),
-        quick=meta.get("quick", False),
-    )
-
-
-#: each room's settings as a dict (they never change), for room_meta at every membership event
-_SETTINGS: weakref.WeakKeyDictionary[Room, dict[str, Any]] = weakref.WeakKeyDictionary()
-
-
-def room_meta(room: Room, node: str) -> dict[str, Any]:
-    """What presence keeps of a room besides its log: settings, owner, members' sessions."""
-    names = {st.session: st.player["name"] for st in room.seats if st is not None}
-    members = {}
-    for sid, role in room.members.items():
-        name = names.get(sid) or room.arena.session_name(sid)
-        members[sid] = {"role": role, "name": name}
-    settings = _SETTINGS.get(room)
-    if settings is None:
-        settings = _SETTINGS[room] = room.settings.to_dict()
-    return {**settings, "node": node, "members": members}
-
-
-# -- restoring a room from its log ------------------------------------------------------
-
-
-def _replay_match(
-    settings: RoomSettings,
-    started: dict[str, Any],
-    moves: list[dict[str, Any]],
-    over: dict[str, Any] | None,
-    now_ms: int,
-) -> Match:
-    """The match of one game, replayed move by move through the engine.
-
-    ``moves``: the game's ``move_made`` and ``player_eliminated`` events in log order
-    (a forfeit that took a player out of a game of three or more is replayed as the
-    same forfeit, ruling 3). Each is played at a synthetic time chosen so that the
-    clocks come out as logged, and so that the last one happens ``now_ms``: the
-    mover's clock restarts now (see the module docstring on clocks).
-    """
-    tc = engine_time_control(settings.time_control)
-    players = [s["player"]["name"] for s in started["seats"]]
-    game = game_class(settings.game).from_setup(
-        started["setup"],
-        rules=settings.rules,
-        variant=settings.variant,
-        players=len(players),
-        options=settings.options or None,
-    )
-    match = Match(game, players, tc)
-    elapsed = []
-    prev = (started.get("clock") or {}).get("remaining_ms")
-    mover = started.get("to_move")
-    for mv in moves:
-        after = (mv.get("clock") or {}).get("remaining_ms")
-        spent = 0
-        if tc.kind == "fischer" and prev and after:
-            if mv["type"] == "move_made":
-                spent = prev[mv["seat"]] - after[mv["seat"]] + tc.increment_ms
-            elif mover is not None:  # the mover's clock ran until the forfeit
-                spent = prev[mover] - after[mover]
-        elapsed.append(max(0, spent))
-        prev = after or prev
-        mover = mv.get("to_move")
-    t = now_ms - sum(elapsed)
-    match.start(t)
-    for mv, spent in zip(moves, elapsed, strict=True):
-        t += spent
-        if match.over:
-            break
-        if mv["type"] == "player_eliminated":
-            match.forfeit(mv["seat"], mv["reason"], t)
-        else:
-            match.submit_move(mv["seat"], mv["move"], t)
-    if over is not None and not match.over:
-        match.result = Result.from_dict(over["result"])
-        match.end_ms = t
-    return match
-
-
 def restore_room(
     arena: Arena, meta: dict[str, Any], events: list[dict[str, Any]], now_ms: int
 ) -> tuple[Room, bool]:
-    """A room as its log says it is; True when its last game ended but was not finished.
-
-    Membership comes from the saved members (session ids, which the public log
-    does not carry) corrected by the log's joins and leaves; seats, readiness,
-    games, moves and results come from the log alone.
-    """
-    settings = settings_from_meta(meta)
-    room = Room(arena, settings)
-    saved = meta.get("members") or {}
-    room.members = {sid: v["role"] for sid, v in saved.items()}
-    by_name: dict[str, str] = {}
-    for sid, v in saved.items():
-        if v.get("role") == "player" and v.get("name"):
-            by_name.setdefault(v["name"], sid)
-
-    def session_of(player: dict[str, Any]) -> str:
-        return by_name.get(player["name"]) or f"lost:{player['name']}"
-
-    started: dict[str, Any] | None = None
-    moves: list[dict[str, Any]] = []
-    over: dict[str, Any] | None = None
-    for ev in events:
-        t = ev["type"]
-        if t == "player_joined":
-            sid = session_of(ev["player"])
-            room.members[sid] = "player"
-        elif t == "player_left":
-            sid = by_name.get(ev["name"])
-            if sid is not None and room.members.get(sid) == "player":
-                room.members.pop(sid, None)
-        elif t == "seat_taken":
-            room.seats[ev["seat"]] = SeatState(session_of(ev["player"]), dict(ev["player"]))
-        elif t == "seat_freed":
-            room.seats[ev["seat"]] = None
-            room.rematch_offers.discard(ev["seat"])
-        elif t == "ready_changed":
-            st = room.seats[ev["seat"]]
-            if st is not None:
-                st.ready = ev["ready"]
-        elif t in ("player_disconnected", "player_reconnected"):
-            seat = ev.get("seat")
-            st = None if seat is None else room.seats[seat]
-            if st is not None:
-                st.connected = t == "player_reconnected"
-        elif t == "game_started":
-            room.started_players = [dict(x["player"]) for x in ev["seats"]]
-            old = {st.player["name"]: st for st in room.seats if st is not None}
-            room.seats = [
-                old.get(s["player"]["name"])
-                or SeatState(session_of(s["player"]), dict(s["player"]))
-                for s in ev["seats"]
-            ]
-            for st in room.seats:
-                if st is not None:
-                    st.ready = False
-            room.game_number = ev["game_number"]
-            room.record_id = None
-            room.rematch_offers.clear()
-            started, moves, over = ev, [], None
-        elif t in ("move_made", "player_eliminated"):
-            moves.append(ev)
-        elif t == "game_over":
-            over = ev
-            room.record_id = ev.get("record")
-        elif t == "rematch_offered":
-            room.rematch_offers.add(ev["seat"])
-    unfinished = False
-    if started is not None:
-        room.match = _replay_match(settings, started, moves, over, now_ms)
-        unfinished = room.match.over and over is None
-    room.seq = events[-1]["seq"] if events else 0
-    return room, unfinished
+    """A room as its log says it is (:func:`server.room_state.restore`); True when its
+    last game ended but was not finished (rated, recorded)."""
+    settings = RoomSettings.from_dict(meta)
+    state = room_state.restore(settings, meta.get("members") or {}, events, now_ms)
+    return Room(arena, settings, state=state), state.unfinished
 
 
 def logged_requests(events: list[dict[str, Any]]) -> dict[str, tuple[str, Any]]:
@@ -865,7 +700,7 @@ class Cluster:
         if self.remote.get(room_id) != owner:  # new to us, or moved: our members follow it
             self._attach(room_id, owner)
         members = {sid: v["role"] for sid, v in (meta.get("members") or {}).items()}
-        return RemoteRoom(self, room_id, owner, settings_from_meta(meta), members)
+        return RemoteRoom(self, room_id, owner, RoomSettings.from_dict(meta), members)
 
     async def remote_session(self, sid: str, partner: Any = None) -> Any:
         """A session connected to another live node, as a stand-in this node's matchmaker
@@ -934,9 +769,8 @@ class Cluster:
                     self._await_attach(room, sid)
             arena.spawn(self._call_members_back(room))
             if unfinished:
-                assert room.match is not None and room.match.result is not None
-                room.post(room._finish, room.match.result)
-            room._arm_deadline()
+                room.post(room.finish_unfinished)
+            room.arm_deadline()
             room.post(room._lobby_update)
             took = time.monotonic() - t0
             arena.metrics.takeovers.inc()
@@ -996,9 +830,7 @@ class Cluster:
             self.arena.metrics.rooms.set(len(self.arena.rooms))
             if room.playing:
                 self.arena.metrics.games_live.dec()
-        room.closed = True
-        room._cancel_deadline()
-        room._inbox.put_nowait((None, (), None))  # type: ignore[arg-type]
+        room.halt()
         room.log.warning("room_retired")
 
     # -- sweeps ------------------------------------------------------------------------------------

@@ -2,9 +2,10 @@
 
 Everything that changes a room goes through :meth:`Room.ask` (a request whose
 answer or typed error comes back to the caller) or :meth:`Room.post` (timers,
-disconnects). The game itself is decided by the sans-I/O
-:class:`engine.match.Match`; the room adds people, clocks (asyncio timers armed
-for the match's deadline), chat, ratings, records and the lobby entry.
+disconnects). What the room *is* lives in :mod:`server.room_state` (sans I/O:
+``decide`` a command into events, ``apply`` each); this actor adds the I/O:
+clocks (asyncio timers armed for the match's deadline), ratings, records, the
+lobby entry, and delivery to the members.
 
 Every room event is appended to the room's log in presence (which gives it its
 ``seq``) *before* it is sent to anyone, so no client ever hears of a move the
@@ -15,23 +16,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import secrets
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from engine.base import Result, game_class, new_game
-from engine.match import Match, TimeControl
+from engine.base import Result, game_class
+from engine.match import Match
 from protocol import messages as m
-from protocol.codec import to_wire
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.limits import MAX_EVENTS
+from protocol.timecontrol import engine_time_control
+from server import room_state as rs
 from server.outgoing import Outgoing
 from server.presence import PresenceError
 from server.ratings import Rating, rate_game
+from server.room_state import RoomSettings, RoomState, SeatState
 from server.tasks import checkpoint
 
 if TYPE_CHECKING:
@@ -50,12 +53,7 @@ def _public(event: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in event.items() if k != "request"}
 
 
-def engine_time_control(tc: m.Fischer | m.PerMove | m.Untimed) -> TimeControl:
-    if isinstance(tc, m.Fischer):
-        return TimeControl("fischer", base_ms=tc.base_ms, increment_ms=tc.increment_ms)
-    if isinstance(tc, m.PerMove):
-        return TimeControl("fixed", per_move_ms=tc.ms)
-    return TimeControl()
+__all__ = ["Room", "RoomSettings", "SeatState", "engine_time_control", "now_ms", "room_meta"]
 
 
 def player_wire(player: dict[str, Any]) -> dict[str, Any]:
@@ -73,75 +71,32 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-@dataclass
-class SeatState:
-    session: str
-    player: dict[str, Any]  # a protocol Player as wire data
-    ready: bool = False
-    connected: bool = True
-
-
-@dataclass
-class RoomSettings:
-    room_id: str
-    game: str
-    rules: str
-    variant: str
-    seats: int
-    time_control: Any  # protocol TimeControl model
-    rated: bool
-    private: bool
-    options: dict[str, Any] = field(default_factory=dict)
-    invite: str | None = None
-    created_at: int = 0
-    quick: bool = False  # made by quick match: starts when seated, no ready needed
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "room_id": self.room_id,
-            "game": self.game,
-            "rules": self.rules,
-            "variant": self.variant,
-            "seats": self.seats,
-            "time_control": to_wire(self.time_control),
-            "rated": self.rated,
-            "private": self.private,
-            "options": self.options,
-            "invite": self.invite,
-            "created_at": self.created_at,
-            "quick": self.quick,
-        }
+def room_meta(room: Room, node: str) -> dict[str, Any]:
+    """What presence keeps of a room besides its log: settings, owner, members' sessions."""
+    names = {st.session: st.player["name"] for st in room.seats if st is not None}
+    members = {}
+    for sid, role in room.members.items():
+        name = names.get(sid) or room.arena.session_name(sid)
+        members[sid] = {"role": role, "name": name}
+    return {**room.settings_dict, "node": node, "members": members}
 
 
 class Room:
     def __init__(
-        self, arena: Arena, settings: RoomSettings, labels: list[str] | None = None
+        self,
+        arena: Arena,
+        settings: RoomSettings,
+        labels: list[str] | None = None,
+        state: RoomState | None = None,
     ) -> None:
-        """``labels``: the seats' names if the caller knows them (else a trial deal)."""
+        """``labels``: the seats' names if the caller knows them (else a trial deal);
+        ``state``: the room as restored from its log (:func:`server.room_state.restore`)."""
         self.arena = arena
         self.settings = settings
         self.id = settings.room_id
-        self.seq = 0
-        self.seats: list[SeatState | None] = [None] * settings.seats
-        self.labels = labels or (
-            new_game(
-                settings.game,
-                rules=settings.rules,
-                variant=settings.variant,
-                players=settings.seats,
-                options=settings.options or None,
-            ).seat_names()
-        )
-        #: session id -> "player" | "spectator"
-        self.members: dict[str, str] = {}
-        self.match: Match | None = None
-        #: the players as the game started, by seat (a seat freed since, by a leave in a
-        #: game of three or more that went on, still has its player rated as who it was)
-        self.started_players: list[dict[str, Any] | None] = []
-        self.game_number = 0
-        self.record_id: str | None = None
-        self.rematch_offers: set[int] = set()
-        self.closed = False
+        self.state = state if state is not None else rs.initial(settings, labels)
+        self._saved_meta: dict[str, Any] | None = None
+        self._settings_dict: dict[str, Any] | None = None
         #: the forwarded request being run (server.cluster): logged with its events
         self.request: str | None = None
         self._inbox: asyncio.Queue[tuple[Callable[..., Awaitable[Any]], tuple, Any]] = (
@@ -157,6 +112,66 @@ class Room:
         #: the lobby entry's time control (settings never change): dumped once
         self._time_control_wire = settings.time_control.model_dump(mode="json")
         self.log = log.bind(room=self.id)
+
+    # -- the state (server.room_state) ------------------------------------------------
+    @property
+    def seats(self) -> list[SeatState | None]:
+        return self.state.seats
+
+    @property
+    def members(self) -> dict[str, str]:
+        return self.state.members
+
+    @property
+    def match(self) -> Match | None:
+        return self.state.match
+
+    @property
+    def labels(self) -> list[str]:
+        return self.state.labels
+
+    @property
+    def game_number(self) -> int:
+        return self.state.game_number
+
+    @property
+    def record_id(self) -> str | None:
+        return self.state.record_id
+
+    @property
+    def rematch_offers(self) -> set[int]:
+        return self.state.rematch_offers
+
+    @property
+    def started_players(self) -> list[dict[str, Any] | None]:
+        return self.state.started_players
+
+    @property
+    def seq(self) -> int:
+        return self.state.seq
+
+    @seq.setter
+    def seq(self, value: int) -> None:
+        self.state.seq = value
+
+    @property
+    def closed(self) -> bool:
+        return self.state.closed
+
+    @closed.setter
+    def closed(self, value: bool) -> None:
+        self.state.closed = value
+
+    @property
+    def settings_dict(self) -> dict[str, Any]:
+        """The settings as presence keeps them (they never change: dumped once)."""
+        if self._settings_dict is None:
+            self._settings_dict = self.settings.to_dict()
+        return self._settings_dict
+
+    def _apply(self, event: rs.Event) -> list[dict[str, Any]]:
+        """Apply ``event`` to the state; what the match answered (game events)."""
+        return rs.apply(self.state, event).outcome
 
     # -- the actor --------------------------------------------------------------------
     def start(self) -> None:
@@ -227,6 +242,12 @@ class Room:
         run.__name__ = fn.__name__
         return await self.ask(run)
 
+    def halt(self) -> None:
+        """Stop the actor now, the queued work dropped (a retired copy: server.cluster)."""
+        self.closed = True
+        self._cancel_deadline()
+        self._inbox.put_nowait((None, (), None))  # type: ignore[arg-type]
+
     async def stop(self) -> None:
         """Stop the actor after the queued work (server shutdown); the log keeps the game."""
         self._cancel_deadline()
@@ -239,19 +260,14 @@ class Room:
     # -- helpers --------------------------------------------------------------------------
     @property
     def status(self) -> str:
-        if self.match is None:
-            return "waiting"
-        return "finished" if self.match.over else "playing"
+        return self.state.status
 
     @property
     def playing(self) -> bool:
-        return self.match is not None and not self.match.over
+        return self.state.playing
 
     def seat_of(self, session: str) -> int | None:
-        for i, s in enumerate(self.seats):
-            if s is not None and s.session == session:
-                return i
-        return None
+        return self.state.seat_of(session)
 
     def seat_infos(self) -> list[m.SeatInfo]:
         out = []
@@ -501,10 +517,8 @@ class Room:
         the log) or there is nothing to save (one node, or the room closed)."""
         if self.arena.cluster is None or self.closed:
             return None
-        from server.cluster import room_meta
-
         meta = room_meta(self, self.arena.node)
-        return None if meta == getattr(self, "_saved_meta", None) else meta
+        return None if meta == self._saved_meta else meta
 
     # -- membership -------------------------------------------------------------------------
     async def join(
@@ -526,10 +540,10 @@ class Room:
                 raise ProtocolError(ErrorCode.NOT_AUTHENTICATED, "log in to join as a player")
             if self.members.get(session) != "player":
                 shown = player_wire(await self._with_rating(player))
-                self.members[session] = "player"  # first, so the joiner gets its own event
+                self._apply(rs.PlayerJoined(session, shown))  # first: the joiner gets it too
                 await self.emit_wire("player_joined", player=shown, hold=hold)
         elif session not in self.members:  # (a private room's invite was checked already)
-            self.members[session] = "spectator"
+            self._apply(rs.SpectatorJoined(session))
             await self._save_members()
             await self._lobby_update()
         if reply:
@@ -556,7 +570,7 @@ class Room:
         if self.settings.private and self.members.get(session) is None:
             raise ProtocolError(ErrorCode.FORBIDDEN, "a private room is watched by its invite code")
         if session not in self.members:
-            self.members[session] = "spectator"
+            self._apply(rs.SpectatorJoined(session))
             await self._save_members()
             await self._lobby_update()
         await self.catch_up(session, since_seq, re)
@@ -597,32 +611,23 @@ class Room:
             await asyncio.sleep(0)
 
     async def take_seat(self, session: str, player: dict[str, Any], seat: int | None) -> int:
-        if self.members.get(session) != "player":
-            raise ProtocolError(ErrorCode.FORBIDDEN, "join the room as a player first")
-        if self.settings.rated and player.get("guest"):
-            raise ProtocolError(ErrorCode.FORBIDDEN, "rated games need a claimed name (a token)")
-        current = self.seat_of(session)
-        if current is not None and (seat is None or seat == current):
+        events = rs.decide(self.state, rs.TakeSeat(session, player, seat), self._now())
+        if not events:  # seated there already
+            current = self.seat_of(session)
+            assert current is not None
             return current
-        if self.playing:
-            raise ProtocolError(ErrorCode.FORBIDDEN, "the game is running")
-        if seat is None:
-            free = [i for i, s in enumerate(self.seats) if s is None]
-            if not free:
-                raise ProtocolError(ErrorCode.ROOM_FULL, "every seat is taken")
-            seat = free[0]
-        if seat >= len(self.seats):
-            raise ProtocolError(ErrorCode.BAD_REQUEST, f"no seat {seat} in this room")
-        if self.seats[seat] is not None:
-            raise ProtocolError(ErrorCode.SEAT_OCCUPIED, f"seat {seat} is taken")
-        seated = await self._with_rating(player)
-        if current is not None:
-            await self._free_seat(current)
-        self.seats[seat] = SeatState(session, seated)
-        player = seated
-        await self.emit_wire("seat_taken", seat=seat, player=player_wire(player), lobby=True)
+        player = await self._with_rating(player)
+        for ev in events:
+            if isinstance(ev, rs.SeatFreed):
+                await self._free_seat(ev.seat)
+            elif isinstance(ev, rs.SeatTaken):
+                self._apply(dataclasses.replace(ev, player=player))
+                shown = player_wire(player)
+                await self.emit_wire("seat_taken", seat=ev.seat, player=shown, lobby=True)
+                seat = ev.seat
         if self.settings.quick:
             await self._maybe_start(require_ready=False)
+        assert seat is not None
         return seat
 
     async def _with_rating(self, player: dict[str, Any]) -> dict[str, Any]:
@@ -639,34 +644,21 @@ class Room:
         st = self.seats[seat]
         if st is None:
             return
-        self.seats[seat] = None
-        self.rematch_offers.discard(seat)
+        self._apply(rs.SeatFreed(seat))
         await self.emit_wire("seat_freed", seat=seat, name=st.player["name"], hold=hold)
 
     async def leave_seat(self, session: str) -> None:
-        seat = self.seat_of(session)
-        if seat is None:
-            raise ProtocolError(ErrorCode.NOT_SEATED, "you hold no seat here")
-        if self.playing:
-            raise ProtocolError(ErrorCode.FORBIDDEN, "the game is running: resign instead")
-        await self._free_seat(seat)
+        for ev in rs.decide(self.state, rs.LeaveSeat(session), self._now()):
+            await self._free_seat(ev.seat)  # type: ignore[union-attr]
         await self._lobby_update()
 
     async def set_ready(self, session: str, ready: bool) -> None:
-        seat = self._seated(session)
-        if self.playing:
-            raise ProtocolError(ErrorCode.BAD_REQUEST, "the game is already running")
-        if self.match is not None:  # finished: the next game is a rematch (sides swapped)
-            raise ProtocolError(
-                ErrorCode.BAD_REQUEST, "the game is over: send offer_rematch for another"
-            )
-        st = self.seats[seat]
-        assert st is not None
-        if st.ready != ready:
-            st.ready = ready
+        for ev in rs.decide(self.state, rs.SetReady(session, ready), self._now()):
+            assert isinstance(ev, rs.ReadyChanged)
+            self._apply(ev)
             # the last ready starts the game: logged with game_started
             starts = ready and all(s is not None and s.ready for s in self.seats)
-            await self.emit_wire("ready_changed", seat=seat, ready=ready, hold=starts)
+            await self.emit_wire("ready_changed", seat=ev.seat, ready=ready, hold=starts)
         await self._maybe_start(require_ready=True)
 
     async def leave(self, session: str, reason: str = "resign") -> None:
@@ -683,14 +675,14 @@ class Room:
             # (a seated member is a player: player_left follows, logged with it)
             await self._free_seat(seat, hold=role == "player")
         if role == "player":
-            name = self.arena.session_name(session) or "?"
+            name = self.state.names.get(session) or self.arena.session_name(session) or "?"
             # the lobby entry goes with the event, unless the room closes (below): then
             # room_closed follows, logged with it
             stays = self.playing or any(
                 r == "player" for s, r in self.members.items() if s != session
             )
             await self.emit_wire("player_left", name=name, lobby=stays, hold=not stays)
-        self.members.pop(session, None)
+        self._apply(rs.MemberLeft(session))  # (after: the leaver hears of it too)
         self.arena.forget_room(session, self.id)
         if role == "spectator":
             await self._save_members()
@@ -709,10 +701,10 @@ class Room:
             return
         self._cancel_deadline()
         await self.emit_wire("room_closed", reason=reason)
-        self.closed = True
-        for session in list(self.members):
+        members = list(self.members)
+        self._apply(rs.RoomClosed())
+        for session in members:
             self.arena.forget_room(session, self.id)
-        self.members.clear()
         await self.arena.room_closed(self)
         self._inbox.put_nowait((None, (), None))  # type: ignore[arg-type]
 
@@ -724,7 +716,7 @@ class Room:
         st = self.seats[seat]
         assert st is not None
         if st.connected:
-            st.connected = False
+            self._apply(rs.ConnectionChanged(seat, False))
             await self.emit(
                 m.PlayerDisconnected,
                 name=st.player["name"],
@@ -739,7 +731,7 @@ class Room:
         st = self.seats[seat]
         assert st is not None
         if not st.connected:
-            st.connected = True
+            self._apply(rs.ConnectionChanged(seat, True))
             await self.emit(m.PlayerReconnected, name=st.player["name"], seat=seat)
 
     async def session_gone(self, session: str) -> None:
@@ -749,42 +741,19 @@ class Room:
 
     # -- the game -----------------------------------------------------------------------------
     def _seated(self, session: str) -> int:
-        seat = self.seat_of(session)
-        if seat is None:
-            if session in self.members and self.members[session] == "spectator":
-                raise ProtocolError(ErrorCode.FORBIDDEN, "spectators cannot act in a game")
-            raise ProtocolError(ErrorCode.NOT_SEATED, "you hold no seat in this room")
-        return seat
+        return rs.seated(self.state, session)
 
     async def _maybe_start(self, require_ready: bool) -> None:
-        if self.playing or any(s is None for s in self.seats):
-            return
-        if require_ready and not all(s.ready for s in self.seats if s is not None):
-            return
-        await self._start_game()
+        start = rs.Start(require_ready, seed=secrets.randbelow(2**31))
+        for ev in rs.decide(self.state, start, self._now()):
+            await self._start_game(ev)  # type: ignore[arg-type]
 
-    async def _start_game(self, match: Match | None = None) -> None:
+    async def _start_game(self, ev: rs.GameStarted) -> None:
         s = self.settings
-        players = [st.player["name"] for st in self.seats if st is not None]
-        self.started_players = [None if st is None else dict(st.player) for st in self.seats]
-        if match is None:
-            game = new_game(
-                s.game,
-                rules=s.rules,
-                variant=s.variant,
-                seed=secrets.randbelow(2**31),
-                players=s.seats,
-                options=s.options or None,
-            )
-            match = Match(game, players, engine_time_control(s.time_control))
-        self.match = match
-        self.game_number += 1
-        self.record_id = None
-        self.rematch_offers.clear()
-        for st in self.seats:
-            if st is not None:
-                st.ready = False
-        events = match.start(self._now())
+        outcome = self._apply(ev)
+        match = self.match
+        assert match is not None
+        players = list(match.players)
         g = match.game
         # game_started as wire data, built directly: exactly to_wire(GameStarted(...))
         # (tests/test_server_games.py compares every logged event with its model's wire)
@@ -804,24 +773,24 @@ class Room:
         if to_move is not None:
             wire["to_move"] = to_move
         wire["legal_moves"] = legal if not match.over else []
-        if events[0]["clocks"] is not None:
-            wire["clock"] = {"remaining_ms": list(events[0]["clocks"]), "running": to_move}
+        clocks = match.clocks()
+        if clocks is not None:
+            wire["clock"] = {"remaining_ms": clocks, "running": to_move}
         await self._log_and_send(Outgoing(wire), seq, lobby=True)
         self.arena.metrics.games_started.labels(s.game).inc()
         self.arena.metrics.games_live.inc()
         self.log.info("game_started", game=s.game, number=self.game_number, players=players)
-        await self._apply(events[1:])  # (a deal nobody can move in: game_over updates it)
+        await self._log_outcome(outcome)  # (a deal nobody can move in: game_over updates it)
 
     async def move(self, session: str, move: str, re: Any = None) -> None:
         """Play ``move``; with ``re`` (a ``move`` with ``reply: "event"``) the mover's
         ``move_made`` carries it as the reply."""
-        seat = self._seated(session)
-        if self.match is None:
-            raise ProtocolError(ErrorCode.NOT_STARTED, "the game has not started")
-        events = self.match.submit_move(seat, move, self._now())
-        await self._apply(events, None if re is None else (session, re))
-        if events[0]["type"] != "move":  # a flag fell before the move arrived: not played
-            if self.match.over or seat in self.match.game.eliminated():
+        (ev,) = rs.decide(self.state, rs.Move(session, move), self._now())
+        outcome = self._apply(ev)  # the match refuses an illegal move before any change
+        await self._log_outcome(outcome, None if re is None else (session, re))
+        if outcome[0]["type"] != "move":  # a flag fell before the move arrived: not played
+            seat = ev.seat  # type: ignore[union-attr]
+            if self.match.over or seat in self.match.game.eliminated():  # type: ignore[union-attr]
                 raise ProtocolError(ErrorCode.GAME_OVER, "time ran out before the move arrived")
             # (3-4 players) another player's time ran out first and the game goes on:
             # the move was sent out of turn; player_eliminated says who is to move now
@@ -830,26 +799,18 @@ class Room:
             )
 
     async def resign(self, session: str) -> None:
-        seat = self._seated(session)
-        if self.match is None:
-            raise ProtocolError(ErrorCode.NOT_STARTED, "the game has not started")
-        await self._forfeit(seat, "resign")
+        for ev in rs.decide(self.state, rs.Resign(session), self._now()):
+            await self._log_outcome(self._apply(ev))
 
     async def _forfeit(self, seat: int, reason: str) -> None:
-        assert self.match is not None
-        now = self._now()
-        if reason == "abandon":
-            events = self.match.abandon(seat, now)
-        else:
-            events = self.match.resign(seat, now)
-        await self._apply(events)
+        await self._log_outcome(self._apply(rs.Forfeit(seat, reason, self._now())))
 
     async def _on_deadline(self) -> None:
         if self.match is not None:
-            await self._apply(self.match.check_time(self._now()))
+            await self._log_outcome(self._apply(rs.FlagCheck(self._now())))
 
-    async def _apply(self, events: list[dict[str, Any]], reply: tuple | None = None) -> None:
-        """Turn the match's events into room events (logged, then sent), in order.
+    async def _log_outcome(self, events: list[dict[str, Any]], reply: tuple | None = None) -> None:
+        """Log and send what the match answered (its event dicts), in order.
 
         ``reply`` (session, request id): the ``move_made`` of that session's move is its reply.
         """
@@ -868,7 +829,7 @@ class Room:
                         m.ClockUpdate, clock=m.Clock(remaining_ms=ev["clocks"], running=None)
                     )
                 await self._finish(Result.from_dict(ev["result"]))
-        self._arm_deadline()
+        self.arm_deadline()
 
     def move_wire(self, seq: int, ev: dict[str, Any]) -> dict[str, Any]:
         """The ``move_made`` event as wire data, built directly on the hot path.
@@ -919,7 +880,7 @@ class Room:
             "clock": clock,
         }
 
-    def _arm_deadline(self) -> None:
+    def arm_deadline(self) -> None:
         self._cancel_deadline()
         if self.match is None or self.closed:
             return
@@ -933,6 +894,12 @@ class Room:
         if self._deadline is not None:
             self._deadline.cancel()
             self._deadline = None
+
+    async def finish_unfinished(self) -> None:
+        """Rate and record a game that ended without its ``game_over`` logged (a restore)."""
+        if self.state.unfinished:
+            assert self.match is not None and self.match.result is not None
+            await self._finish(self.match.result)
 
     async def _finish(self, result: Result) -> None:
         assert self.match is not None
@@ -957,7 +924,7 @@ class Room:
                 "ended_at": finished,
             },
         )
-        self.record_id = record_id
+        self._apply(rs.GameOver(result.to_dict(), changes, record_id, self._now()))
         await self.emit_wire(
             "game_over",
             game_number=self.game_number,
@@ -982,9 +949,6 @@ class Room:
         ]
         before = [Rating.from_dict(await presence.get_rating(game, n)) for n in names]
         after = rate_game(before, result)
-        for st, name, a in zip(self.seats, names, after, strict=True):
-            if st is not None and st.player["name"] == name:  # what seats show from now on
-                st.player["rating"] = round(a.rating, 2)
         await presence.put_ratings(
             game,
             {
@@ -999,21 +963,14 @@ class Room:
 
     # -- rematch and chat ----------------------------------------------------------------------
     async def offer_rematch(self, session: str, accept: bool) -> None:
-        seat = self._seated(session)
-        if self.match is None or not self.match.over:
-            raise ProtocolError(ErrorCode.BAD_REQUEST, "no finished game to rematch")
-        if accept and not self.rematch_offers:
-            raise ProtocolError(ErrorCode.BAD_REQUEST, "nobody has offered a rematch")
-        if seat not in self.rematch_offers:
-            self.rematch_offers.add(seat)
-            await self.emit(m.RematchOffered, seat=seat)
-        if len(self.rematch_offers) == len(self.seats) and all(self.seats):
-            nxt = self.match.rematch(seed=secrets.randbelow(2**31))
-            # seats rotate with the players: new seat i is the old seat i+1
-            self.seats = self.seats[1:] + self.seats[:1]
-            # whoever sits now plays (a seat may have changed hands since the last game)
-            nxt.players = [st.player["name"] for st in self.seats if st is not None]
-            await self._start_game(nxt)
+        offer = rs.OfferRematch(session, accept, seed=secrets.randbelow(2**31))
+        for ev in rs.decide(self.state, offer, self._now()):
+            if isinstance(ev, rs.RematchOffered):
+                self._apply(ev)
+                await self.emit(m.RematchOffered, seat=ev.seat)
+            else:
+                assert isinstance(ev, rs.GameStarted)
+                await self._start_game(ev)
 
     async def chat(self, session: str, name: str, text: str) -> None:
         role = self.members.get(session)

@@ -1,11 +1,15 @@
 """Shared fixtures. Keep them generic: several areas' tests use them.
 
 ``arena``: start real arena servers on free loopback ports (in this process)
-and connect real clients to them; everything is stopped at teardown.
+and connect real clients to them; everything is stopped at teardown. Before that,
+every room still open is rebuilt from its log (``server.room_state.restore``, as a
+takeover or a restart does) and must equal the live room: so every game the suite
+plays checks that the log and the room's one ``apply`` agree.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
@@ -23,6 +27,7 @@ class ArenaHarness:
     def __init__(self, stack: AsyncExitStack) -> None:
         self._stack = stack
         self.arena: Any = None
+        self.arenas: list[Any] = []
 
     async def start(self, **config: Any) -> Any:
         from server.app import Config, running
@@ -30,6 +35,7 @@ class ArenaHarness:
         config.setdefault("port", 0)
         config.setdefault("host", "127.0.0.1")
         self.arena = await self._stack.enter_async_context(running(Config(**config)))
+        self.arenas.append(self.arena)
         return self.arena
 
     @property
@@ -63,7 +69,49 @@ def strong(token: str | None) -> str | None:
     return f"{token}-{hashlib.sha256(token.encode()).hexdigest()[:24]}"
 
 
+#: rooms the suite rebuilt from their logs and compared with the live room
+REPLAYED: list[str] = []
+
+
+async def check_rooms_restore(arena: Any) -> None:
+    """Each open room of ``arena`` equals the room restored from its log."""
+    from protocol.errors import ProtocolError
+    from server.presence import PresenceError
+    from server.room import room_meta
+    from server.room_state import restore, snapshot
+
+    async def idle() -> None:
+        return None
+
+    for room in list(arena.rooms.values()):
+        if room.closed:
+            continue
+        try:
+            await asyncio.wait_for(room.ask(idle), 5)  # its queued work done
+            logged = await arena.presence.read_events(room.id)
+        except (PresenceError, ProtocolError, TimeoutError):
+            continue  # a store cut by the test, a room closed meanwhile
+        if room.closed or not logged or logged[0]["seq"] != 1 or logged[-1]["seq"] != room.seq:
+            continue
+        meta = room_meta(room, arena.node)
+        now = int(asyncio.get_running_loop().time() * 1000)
+        restored = restore(room.settings, meta["members"], logged, now, room.labels)
+        assert snapshot(restored) == snapshot(room.state), f"room {room.id} restores otherwise"
+        REPLAYED.append(room.id)
+
+
 @pytest.fixture
 async def arena() -> AsyncIterator[ArenaHarness]:
     async with AsyncExitStack() as stack:
-        yield ArenaHarness(stack)
+        harness = ArenaHarness(stack)
+        yield harness
+        for a in harness.arenas:
+            if not a.stopping:
+                await check_rooms_restore(a)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if REPLAYED:
+        terminalreporter.write_line(
+            f"rooms restored from their logs and equal to the live room: {len(REPLAYED)}"
+        )

@@ -27,8 +27,8 @@ from clients.cli import CliError
 from clients.client import TURN_EVENTS, ArenaError, Client
 from clients.gameview import LocalClock, collapsi_text, seat_name
 from engine.base import Game, game_class
-from engine.match import TimeControl
 from protocol import messages as m
+from protocol.timecontrol import parse_time_control
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,16 +52,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rated", action="store_true", help="a rated game (--create)")
     parser.add_argument("--casual", action="store_true", help="an unrated quick match")
     parser.add_argument("--private", action="store_true", help="a private room (--create)")
-
-
-def time_control(text: str) -> Any:
-    """The protocol's time control for ``none``, ``5+3`` or ``fixed:10``."""
-    tc = TimeControl.parse(text)
-    if tc.kind == "fischer":
-        return m.Fischer(base_ms=tc.base_ms, increment_ms=tc.increment_ms)
-    if tc.kind == "fixed":
-        return m.PerMove(ms=tc.per_move_ms)
-    return m.Untimed()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -188,7 +178,7 @@ async def _sit_down(client: Client, args: argparse.Namespace) -> tuple[str, int 
             rules=args.rules,
             variant=args.variant,
             seats=args.seats,
-            time_control=time_control(args.clock),
+            time_control=parse_time_control(args.clock),
             rated=args.rated,
             private=args.private,
             seat=0,
@@ -205,7 +195,7 @@ async def _sit_down(client: Client, args: argparse.Namespace) -> tuple[str, int 
         args.quick,
         rules=args.rules,
         variant=args.variant,
-        time_control=time_control(args.clock),
+        time_control=parse_time_control(args.clock),
         rated=not args.casual and args.token is not None,  # a guest's games are casual
     )
     say("waiting for an opponent...")
