@@ -44,7 +44,9 @@ async def play_one(client: Client, rng: random.Random) -> dict[str, object]:
         ev = await client.next(type=(*TURN_EVENTS, "game_over"), room=room, timeout=None)
         if ev.type == "game_over":
             await client.leave(room)
-            return {"event": "bot_game_over", "room": room, "record": ev.record}
+            # the finishing order (ruling 3): winner first, a stuck player last
+            order = list(ev.result.order)
+            return {"event": "bot_game_over", "room": room, "record": ev.record, "order": order}
         if ev.to_move == 0 and ev.legal_moves:
             await client.move(room, rng.choice(ev.legal_moves))
 

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from engine import GameOver, IllegalMove, NotationError, SetupError, new_game, replay
+from engine import GameOver, IllegalMove, NotationError, Result, SetupError, new_game, replay
 from engine.collapsi import CollapsiGame, Position, solo_count
 from engine.collapsi.board import board
 
@@ -129,32 +129,110 @@ def test_ruling_3_start_card_collapses_and_stuck_player_loses_at_once() -> None:
         game.play("1")
 
 
-def test_ruling_3_three_players_elimination_order() -> None:
+def test_ruling_3_custom_three_players_stuck_player_ends_the_game() -> None:
     # red (2) can only go to 3; blue (5) is boxed in; green (10) can go to 11
     game = custom("aa11/a1aa/aa11/aaaa 2,5,10 0")
     assert game.num_players == 3 and game.seat_names() == ["red", "blue", "green"]
     game.play("3")
-    # blue has no move: out first, play goes on with green
-    assert game.to_move() == 2
-    assert game.position().split()[1] == "3,x1,10"
-    assert not game.to_position().collapsed >> 5 & 1  # blue never moved: its card stays up
-    game.play("11")
-    # red (on 3, a 1) is now boxed in too: the game ends, green made the last move
-    res = game.result()
-    assert res is not None and res.winner == 2 and res.order == (2, 0, 1)
+    # blue has no move: the game ends at once; red moved last and wins, green (who
+    # has not moved since) second, blue last
+    assert game.to_move() is None and game.eliminated() == []
+    assert game.result() == Result(0, (0, 2, 1), "no_moves")
 
 
-def test_ruling_3_four_player_order_winner_made_last_move() -> None:
-    for seed in range(5):
-        game = new_game("collapsi", variant="big-board", players=4, seed=seed)
+# A Big Board position (4 jacks, 8 each of 1-4): red on 0 can only go to 1 (then
+# boxed in); blue on 14 is boxed in; green on 28 can only go to 29 (then boxed in).
+BIG_STUCK = "11jjjj/aaabbb/bb1bbb/cccccc/ccdd11/dddddd"
+
+
+def big_stuck(options: dict | None = None) -> CollapsiGame:
+    return CollapsiGame.from_position(
+        f"{BIG_STUCK} 0,14,28 0", variant="big-board", players=3, options=options
+    )
+
+
+def test_ruling_3_big_board_three_players_stuck_player_ends_the_game() -> None:
+    game = big_stuck()
+    game.play("1")
+    assert game.result() == Result(0, (0, 2, 1), "no_moves")  # green never moved: second
+    # stuck before anyone moved: as if the others had moved in turn order before
+    first = CollapsiGame.from_position(f"{BIG_STUCK} 14,0,28 0", variant="big-board")
+    assert first.result() == Result(2, (2, 1, 0), "no_moves")
+    assert first.result().order == finishing_order(first, [])
+
+
+def test_ruling_3_house_rule_elimination_keeps_the_stuck_player_out_and_plays_on() -> None:
+    game = big_stuck({"elimination": True})
+    assert game.options() == {"elimination": True}
+    game.play("1")
+    # blue has no move: out first (their card stays face up), play goes on with green
+    assert game.to_move() == 2 and game.eliminated() == [1]
+    assert game.position().split()[1] == "1,x1,28"
+    assert not game.to_position().collapsed >> 14 & 1
+    game.play("29")
+    # red is boxed in too: two were in, so the game ends; green made the last move
+    assert game.result() == Result(2, (2, 0, 1), "no_moves")
+
+
+def test_ruling_3_elimination_is_a_big_board_option_and_does_not_change_the_deal() -> None:
+    plain = new_game("collapsi", variant="big-board", players=3, seed=4)
+    house = new_game(
+        "collapsi", variant="big-board", players=3, seed=4, options={"elimination": True}
+    )
+    assert house.setup() == plain.setup() and plain.options() == {}
+    off = new_game("collapsi", variant="big-board", seed=4, options={"elimination": False})
+    assert off.options() == {}
+    with pytest.raises(SetupError, match="big-board"):
+        new_game("collapsi", options={"elimination": True})
+    with pytest.raises(SetupError, match="true or false"):
+        new_game("collapsi", variant="big-board", options={"elimination": "yes"})
+
+
+def finishing_order(game: CollapsiGame, movers: list[int]) -> tuple[int, ...]:
+    """Ruling 3 computed from the movers: by last move, most recent first, then the
+    stuck player; seats that never moved rank as if they moved, in turn order, before
+    the first move (the seat before the stuck one the most recent)."""
+    n = game.num_players
+    stuck = game.to_position().to_move
+    last = {s: -1 - ((stuck - s) % n) for s in range(n)}  # never moved
+    for ply, seat in enumerate(movers):
+        last[seat] = ply
+    others = sorted((s for s in range(n) if s != stuck), key=lambda s: -last[s])
+    return (*others, stuck)
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_ruling_3_big_board_first_stuck_player_ends_the_game(players: int) -> None:
+    for seed in range(6):
+        game = new_game("collapsi", variant="big-board", players=players, seed=seed)
         movers = []
         rng = random.Random(seed)
         while not game.is_over():
             movers.append(game.to_move())
             game.play(rng.choice(game.legal_moves()))
         res = game.result()
-        assert sorted(res.order) == [0, 1, 2, 3]
-        assert res.winner == res.order[0] == movers[-1]
+        assert game.eliminated() == []
+        assert res.reason == "no_moves" and res.winner == res.order[0] == movers[-1]
+        assert res.order == finishing_order(game, movers)
+
+
+def test_ruling_3_house_rule_plays_on_to_the_last_two() -> None:
+    outs = 0
+    for seed in range(6):
+        game = new_game(
+            "collapsi", variant="big-board", players=4, seed=seed, options={"elimination": True}
+        )
+        movers = []
+        rng = random.Random(seed)
+        while not game.is_over():
+            movers.append(game.to_move())
+            game.play(rng.choice(game.legal_moves()))
+        res = game.result()
+        out = game.eliminated()
+        outs += len(out)
+        assert len(out) == 2 and res.winner == movers[-1]
+        assert res.order[2:] == tuple(reversed(out))  # the first out is last
+    assert outs
 
 
 # -- ruling 4: Big Board --------------------------------------------------------------------

@@ -210,13 +210,16 @@ def test_rematch_swaps_sides_on_a_fresh_deal() -> None:
 # -- forfeits in 3-4 player Collapsi (ruling 3: out by elimination, the others play on) --
 
 
-def big_board(players: int = 3, seed: int = 1, tc: str = "0.1+1") -> Match:
+def big_board(
+    players: int = 3, seed: int = 1, tc: str = "0.1+1", options: dict | None = None
+) -> Match:
     m = Match.new(
         "collapsi",
         [f"n{i}" for i in range(players)],
         variant="big-board",
         seed=seed,
         time_control=TimeControl.parse(tc),
+        options=options,
     )
     m.start(1000)
     return m
@@ -295,8 +298,9 @@ def test_a_timeout_in_a_three_player_game_is_an_elimination() -> None:
 
 
 def test_a_forfeit_after_an_elimination_ranks_by_elimination_time() -> None:
+    # the house rule `elimination`: a stuck player goes out as a forfeit does (ruling 3)
     for seed in range(40):
-        m = big_board(tc="none", seed=seed)
+        m = big_board(tc="none", seed=seed, options={"elimination": True})
         now = play_until_eliminated(m, seed, 1000)
         if not m.over:
             break
@@ -309,6 +313,25 @@ def test_a_forfeit_after_an_elimination_ranks_by_elimination_time() -> None:
     # an alive player resigns: the other alive one wins, the first out is last
     m.resign(alive[1], now + 1)
     assert m.result == Result(alive[0], (alive[0], alive[1], first_out), "resign")
+
+
+def test_a_stuck_player_after_a_forfeit_ends_the_game_forfeits_ranked_last() -> None:
+    import random
+
+    m = big_board(players=4, seed=2, tc="none")
+    m.resign(2, 1000)  # green goes out, the others play on (ruling 3)
+    rng = random.Random(2)
+    movers = []
+    now = 1000
+    while not m.over:
+        now += 10
+        movers.append(m.to_move())
+        m.submit_move(m.to_move(), rng.choice(m.game.legal_moves()), now)
+    # a stuck player ended it at once: the last mover wins, green (out) is last
+    res = m.result
+    assert res.reason == "no_moves" and res.winner == movers[-1] and res.order[-1] == 2
+    stuck = res.order[-2]
+    assert stuck not in movers[-2:] and m.game.eliminated() == [2]
 
 
 def test_a_four_player_game_with_forfeits_replays_from_its_record() -> None:

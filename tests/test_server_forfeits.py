@@ -1,8 +1,10 @@
 """Forfeits in 3-4 player Collapsi Big Board over real websockets (ruling 3): a player
 who resigns, times out, leaves, logs out or is abandoned while two others or more are
 still in goes out (``player_eliminated``) and the others play on; a player already out
-changes nothing by leaving; when one player is left the game ends ranked by elimination
-time. Two-player games end on a forfeit as before (tests/test_server_games.py)."""
+(by forfeit, or stuck under the house rule ``elimination``) changes nothing by leaving;
+when one player is left the game ends ranked by elimination time. Two-player games end
+on a forfeit as before (tests/test_server_games.py); a stuck player ending a 3-4 player
+game: tests/test_server_stuck.py."""
 
 from __future__ import annotations
 
@@ -58,9 +60,16 @@ async def play_to_end(room: str, seats: list[Client], observer: Client, ev: Any)
     return ev
 
 
+#: the Big Board house rule under which a stuck player goes out and the others play on
+ELIMINATION = {"elimination": True}
+
+
 def knocks_out(position: str, players: int, moves: list[str]) -> str | None:
-    """A move after which the next player has no move but the game goes on (by the engine)."""
-    game = game_class("collapsi").from_setup(position, variant="big-board", players=players)
+    """A move after which the next player has no move but the game goes on (by the engine,
+    under the house rule ``elimination``)."""
+    game = game_class("collapsi").from_setup(
+        position, variant="big-board", players=players, options=ELIMINATION
+    )
     for mv in moves:
         after = game.copy()
         after.play(mv)
@@ -72,9 +81,10 @@ def knocks_out(position: str, players: int, moves: list[str]) -> str | None:
 async def until_someone_has_no_move(
     arena: Any, players: int = 3
 ) -> tuple[str, list[Client], Any] | None:
-    """A game played (greedily, to knock a player out) until a player is out by having no
-    move and the others play on; None if this deal never got there."""
-    room, clients = await big_board(arena, players, fresh=True)
+    """A game under the house rule ``elimination`` played (greedily, to knock a player out)
+    until a player is out by having no move and the others play on; None if this deal
+    never got there."""
+    room, clients = await big_board(arena, players, fresh=True, options=ELIMINATION)
     rng = random.Random(2)
     while True:
         ev = await turn(clients[0], room)

@@ -47,6 +47,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--variant", help="variant (default: the game's default)")
     parser.add_argument("--seats", type=int, help="number of players (Big Board: 2-4)")
     parser.add_argument(
+        "--elimination",
+        action="store_true",
+        help="Big Board house rule (--create): a player with no move goes out and the "
+        "others play on, instead of the game ending at once (rules ruling 3)",
+    )
+    parser.add_argument(
         "--clock", default="none", help="time control: none, 5+3 (min+s Fischer), fixed:10"
     )
     parser.add_argument("--rated", action="store_true", help="a rated game (--create)")
@@ -182,6 +188,7 @@ async def _sit_down(client: Client, args: argparse.Namespace) -> tuple[str, int 
             rated=args.rated,
             private=args.private,
             seat=0,
+            options={"elimination": True} if args.elimination else None,
         )
         say(f"room {state.room}" + (f" invite {state.invite}" if state.invite else ""))
         await client.ready(state.room)
@@ -329,7 +336,9 @@ class Follow:
             say(f"game over: aborted, no winner, unrated; record {ev.record}")
         else:
             winner = "nobody" if r.winner is None else seat_name(self.seats, r.winner)
-            say(f"game over: {winner} wins ({r.reason}); record {ev.record}")
+            # the finishing order, first to last (ruling 3)
+            order = ", ".join(seat_name(self.seats, s) for s in r.order)
+            say(f"game over: {winner} wins ({r.reason}); order: {order}; record {ev.record}")
         if (text := self.clock.text(self.seats)) != "":
             say(text)
         for c in ev.ratings:

@@ -47,10 +47,13 @@ Notation:
   eliminated); the seat to move. :meth:`CollapsiGame.position` writes it and
   :meth:`CollapsiGame.from_position` (or ``from_setup``) reads it back.
 
-Results: 2 players, the stuck player loses at once. 3-4 players (ruling 3):
-a stuck player is eliminated (pawn removed, card stays face up), play goes
-on, and when two remain the stuck one loses; ``Result.order`` is the
-finishing order (first unable = last). Solo: ``reason`` is ``solved``
+Results (ruling 3): a player with no move on their turn loses and the game
+ends at once, whatever the number of players. The last player to complete a
+move wins; ``Result.order`` ranks the others by how recently each moved, the
+stuck player last, then the players out by forfeit (a forfeit with two others
+still in takes a player out and play goes on), the earliest out last. The Big
+Board house rule ``options={"elimination": True}`` (never the default) puts a
+stuck player out as a forfeit does while three or more are in. Solo: ``reason`` is ``solved``
 (winner 0) or ``failed`` (winner ``None``).
 
 Command line: ``arena collapsi deal|moves`` (clients/cli/collapsi_cmd.py)

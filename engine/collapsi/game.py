@@ -45,6 +45,8 @@ SOLO_SEAT = "player"
 
 #: pawn value of a seat eliminated from a 3-4 player game (ruling 3)
 OUT = -1
+#: the Big Board house rule (ruling 3): a stuck player goes out and the others play on
+ELIMINATION = "elimination"
 #: pawn value of a seat that has not chosen its start yet (Player's Choice, ruling 6)
 UNPLACED = -2
 
@@ -107,7 +109,7 @@ def _parse_variant(variant: str | None) -> tuple[str, bool, bool]:
     return kind, "shifting" in mods, "players-choice" in mods
 
 
-_OPTION_KEYS = {"size", "preset", "deck", "width", "height"}
+_OPTION_KEYS = {"size", "preset", "deck", "width", "height", ELIMINATION}
 
 
 def make_spec(
@@ -133,6 +135,11 @@ def make_spec(
     if unknown:
         raise SetupError(f"unknown option(s) {sorted(unknown)}; known: {sorted(_OPTION_KEYS)}")
     norm: dict[str, Any] = {}
+    house = opts.pop(ELIMINATION, False)
+    if house not in (True, False):
+        raise SetupError(f"option {ELIMINATION!r} is true or false, not {house!r}")
+    if house and kind != "big-board":
+        raise SetupError(f"option {ELIMINATION!r} is a house rule of the big-board variant")
     if kind in ("base", "big-board"):
         if opts:
             raise SetupError(
@@ -203,6 +210,8 @@ def make_spec(
             raise SetupError(f"the {kind!r} board is for {span} players, not {players}")
         if n > deck.size - (deck.jacks if choice else 0):
             raise SetupError("not enough cards for that many players")
+    if house:  # ruling 3: never the default, so named only when on
+        norm[ELIMINATION] = True
     return Spec(rules, kind, shifting, choice, deck, n, norm)
 
 
@@ -213,7 +222,9 @@ def deal_cards(spec: Spec, seed: int) -> list[int]:
     under both rule sets (handy for comparing them; ruling 9 only asks purity).
     Solo deals are redrawn (deterministically) until solvable (ruling 7).
     """
-    base_key = f"collapsi/{spec.variant}/{json.dumps(spec.options, sort_keys=True)}/{seed}"
+    # a house rule does not change the deal: one seed, one board, either way
+    dealt = {k: v for k, v in spec.options.items() if k != ELIMINATION}
+    base_key = f"collapsi/{spec.variant}/{json.dumps(dealt, sort_keys=True)}/{seed}"
     if not spec.solo:
         return shuffled(spec.deck, base_key)
     for attempt in range(10_000):
@@ -235,7 +246,7 @@ class CollapsiGame(Game):
     rule_sets = ("standard", "classic")
     rules_versions = RULES_VERSIONS
     variants = ("base", "big-board", "shifting", "players-choice", "solo", "custom")
-    eliminations = True  # ruling 3: with 3-4 players a player goes out, the others play on
+    eliminations = True  # ruling 3: with 3-4 players a forfeiter goes out, the others play on
 
     _spec: Spec
     _board: Board
@@ -254,6 +265,7 @@ class CollapsiGame(Game):
     _solo: bool
     _plain_off: bool  # solo or shifting: no inlined fast path
     _shifting: bool
+    _elimination: bool  # the Big Board house rule (ruling 3)
     _undo: list[tuple]
     _exit: int
     _seed: int | None
@@ -306,6 +318,7 @@ class CollapsiGame(Game):
         self._solo = spec.solo
         self._shifting = spec.shifting
         self._plain_off = spec.solo or spec.shifting
+        self._elimination = bool(spec.options.get(ELIMINATION))
         self._board = board(spec.deck.width, spec.deck.height)
         self._tables = _tables_for(self._board, spec.rules)
         self._cards = list(cards)
@@ -612,7 +625,8 @@ class CollapsiGame(Game):
             self._exit = perm[self._exit]
 
     def _settle(self) -> None:
-        """Find the legal moves of the side to move; eliminate or end on a stuck player."""
+        """Find the legal moves of the side to move; a stuck player ends the game
+        (ruling 3), or goes out under the Big Board house rule ``elimination``."""
         pawns = self._pawns
         while True:
             seat = self._turn
@@ -624,23 +638,36 @@ class CollapsiGame(Game):
             if self._solo:
                 self._result = Result(winner=None, order=(0,), reason="failed")
                 return
-            alive = [s for s in range(len(pawns)) if pawns[s] != OUT]
-            if len(alive) <= 2:
+            n = len(pawns)
+            alive = [s for s in range(n) if pawns[s] != OUT]
+            if len(alive) <= 2 or not self._elimination:
                 # ruling 3: the game ends at once; the last player to move wins
-                rest = [s for s in alive if s != seat]
-                order = (*rest, seat, *reversed(self._eliminated))
-                self._result = Result(winner=rest[0], order=order, reason="no_moves")
+                order = self._stuck_order(seat)
+                self._result = Result(winner=order[0], order=order, reason="no_moves")
                 return
-            # ruling 3 with 3-4 players: the stuck player is out (their card stays
-            # face up, since they did not move); play goes on
+            # house rule `elimination` (ruling 3) with 3-4 players: the stuck player is out
+            # (their card stays face up, since they did not move); play goes on
             if pawns[seat] >= 0:
                 self._occupied &= ~(1 << pawns[seat])
             pawns[seat] = OUT
             self._eliminated.append(seat)
-            nxt = (seat + 1) % len(pawns)
+            nxt = (seat + 1) % n
             while pawns[nxt] == OUT:
-                nxt = (nxt + 1) % len(pawns)
+                nxt = (nxt + 1) % n
             self._turn = nxt
+
+    def _stuck_order(self, stuck: int) -> tuple[int, ...]:
+        """The finishing order when ``stuck`` cannot move (ruling 3): the players still
+        in by how recently each completed a move, the stuck player last, then those out
+        (by forfeit, or stuck under ``elimination``), the earliest out last.
+
+        Turns go round the players still in, in seat order, so walking back from the
+        stuck seat meets them from the most recent mover to the least recent (a player
+        who never moved, at the start, ranks as if their move was before the first).
+        """
+        n = len(self._pawns)
+        recent = [s for s in ((stuck - k) % n for k in range(1, n)) if self._pawns[s] != OUT]
+        return (*recent, stuck, *reversed(self._eliminated))
 
     def _why_illegal(self, dest: int) -> str:
         b = self._board
