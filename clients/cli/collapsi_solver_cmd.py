@@ -61,7 +61,11 @@ def _add_solve_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--moves", default="", help="moves played so far, comma-separated cells")
     p.add_argument("--json", action="store_true", help="print the JSON contract only")
     p.add_argument(
-        "--max-seconds", type=float, default=60.0, help="give up (exit 2) after this long"
+        "--max-seconds",
+        type=float,
+        default=60.0,
+        help="give up (exit 2) after this many seconds of CPU time (not wall-clock: a busy "
+        "machine does not cut the solve short)",
     )
 
 

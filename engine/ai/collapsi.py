@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from collections.abc import Hashable
 
 from engine.ai.mcts import mcts
 from engine.ai.player import Player
 from engine.base import Game, Result, SetupError
+from engine.clock import cpu_now
 from engine.collapsi import solo
 from engine.collapsi.board import SHIFTS
 from engine.collapsi.game import CollapsiGame
@@ -181,7 +181,7 @@ class PerfectPlayer(Player):
         pos = game.to_position()
         seconds = None
         if deadline != math.inf:
-            seconds = max(0.0, (deadline - time.perf_counter()) * PERFECT_SOLVER_SHARE)
+            seconds = max(0.0, (deadline - cpu_now()) * PERFECT_SOLVER_SHARE)
         return Solver(
             pos.rules,
             pos.width,
@@ -198,7 +198,7 @@ class PerfectPlayer(Player):
             return None
         if "solo" in game.variant:
             try:
-                now = time.perf_counter()
+                now = cpu_now()
                 line = solo.solve(game, now + (deadline - now) * PERFECT_SOLVER_SHARE)
             except solo.SoloBudgetExceeded:
                 return None
@@ -221,7 +221,7 @@ class PerfectPlayer(Player):
         free = [int(c) for c in game.legal_cells()]
 
         def first_wins(red: int, blue: int) -> bool:
-            if time.perf_counter() > deadline:
+            if cpu_now() > deadline:
                 raise SolverBudgetExceeded(0, 0.0)
             return solver.wins(pos.collapsed, red, blue)
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import math
 import random
-import time
 
 from engine.ai.player import Player
 from engine.base import Game, SetupError
+from engine.clock import cpu_now
 from engine.collecto import board as B
 from engine.collecto.game import CollectoGame
 
@@ -184,8 +184,7 @@ class SearchPlayer(Player):
     ) -> float:
         self._nodes += 1
         if abortable and (
-            self._nodes > self._limit
-            or (self._deadline != math.inf and time.perf_counter() > self._deadline)
+            self._nodes > self._limit or (self._deadline != math.inf and cpu_now() > self._deadline)
         ):
             raise _Abort
         if depth == 0:

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from collections.abc import Hashable, Sequence
 from typing import Protocol
+
+from engine.clock import cpu_now
 
 #: exploration constant for rewards in [0, 1]
 EXPLORATION = 1.0
@@ -66,7 +67,7 @@ def mcts(
     """Search from ``state`` (left as it was) and return the most visited move and
     per-move statistics ``{move: (visits, mean reward of the mover)}``.
 
-    Stops after ``iterations`` playouts or at ``deadline`` (``time.perf_counter``),
+    Stops after ``iterations`` playouts or at ``deadline`` (:func:`engine.clock.cpu_now`, CPU time),
     whichever comes first; at least one iteration is always run.
     """
     if iterations is None and deadline == math.inf:
@@ -77,7 +78,7 @@ def mcts(
         raise ValueError("no legal move to search")
     root = _Node(-1, root_moves)
     done = 0
-    clock = time.perf_counter
+    clock = cpu_now
     while done < limit:
         if done and deadline != math.inf and clock() >= deadline:
             break

@@ -7,7 +7,8 @@ is seeded from (player seed, deal, moves so far), so the same player asked
 about the same position answers the same move, whatever it was asked before
 (a bot that reconnects, a game replayed for review, a test). Search players
 stop at an iteration budget (deterministic; what tests and the ladder use)
-and/or a time budget in milliseconds (what rooms use); whichever comes first.
+and/or a time budget in milliseconds of CPU time of the searching thread
+(:mod:`engine.clock`; what rooms use); whichever comes first.
 
 Pure Python: no I/O, no third-party imports.
 """
@@ -15,11 +16,11 @@ Pure Python: no I/O, no third-party imports.
 from __future__ import annotations
 
 import random
-import time
 from abc import ABC, abstractmethod
 from typing import ClassVar
 
 from engine.base import Game, GameOver, IllegalMove
+from engine.clock import cpu_now
 
 #: fraction of a time budget a search may spend; the rest covers the answer's way back
 TIME_SAFETY = 0.8
@@ -65,7 +66,7 @@ class Player(ABC):
         moves = game.legal_moves()
         if len(moves) == 1:
             return moves[0]
-        started = time.perf_counter()
+        started = cpu_now()
         move = self._choose(game, self.rng_for(game), self.deadline(started))
         if move not in moves:  # a bug in a player must never reach a room
             raise IllegalMove(f"{self!r} chose {move!r}, not a legal move")  # pragma: no cover
@@ -73,7 +74,8 @@ class Player(ABC):
 
     @abstractmethod
     def _choose(self, game: Game, rng: random.Random, deadline: float) -> str:
-        """The move; ``deadline`` is a ``time.perf_counter()`` value (``inf`` without budget)."""
+        """The move; ``deadline`` is an :func:`engine.clock.cpu_now` value (CPU seconds of
+        this thread; ``inf`` without budget)."""
 
     # -- helpers ------------------------------------------------------------------
     def rng_for(self, game: Game) -> random.Random:

@@ -22,11 +22,11 @@ solvable deals (see :data:`THRESHOLDS`).
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.base import SetupError
+from engine.clock import cpu_now
 from engine.collapsi.board import SHIFTS, board
 from engine.collapsi.deck import SOLO_3X3, STANDARD_4X4, format_deal, shuffled
 from engine.collapsi.game import CollapsiGame
@@ -139,7 +139,7 @@ class _Fixed:
         if not total:
             total = 1  # stuck: one failed line
         self.memo[key] = (wins, total)
-        if not len(self.memo) & 1023 and time.perf_counter() > self.deadline:
+        if not len(self.memo) & 1023 and cpu_now() > self.deadline:
             raise SoloBudgetExceeded(f"solo search stopped at its deadline after {len(self.memo)}")
         return wins, total
 
@@ -168,7 +168,7 @@ def solve(game: CollapsiGame, deadline: float = math.inf) -> list[str] | None:
     """A winning line (moves in notation) from the current position, or ``None`` if
     there is none (a proof: every line was followed to its end). ``game`` is unchanged.
 
-    ``deadline`` (a ``time.perf_counter()`` value) bounds the bit-mask search:
+    ``deadline`` (an :func:`engine.clock.cpu_now` value: CPU time) bounds the bit-mask search:
     past it, :class:`SoloBudgetExceeded` is raised (the AI's time budget).
     """
     _check(game)

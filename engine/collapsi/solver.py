@@ -34,17 +34,19 @@ Why it is fast enough in pure Python:
   reduction does. It is not used inside a search: a position only maps onto
   itself when the whole layout is symmetric, which random deals almost never are.
 * Budgets: when a search grows beyond ``max_nodes`` positions or ``max_seconds``
-  it raises :class:`SolverBudgetExceeded`; callers then fall back on a
-  depth-limited search. The tables stay sound, so a solver can be reused.
+  of CPU time (:mod:`engine.clock`) it raises :class:`SolverBudgetExceeded`;
+  the AI players then fall back on Monte Carlo tree search
+  (:mod:`engine.ai.collapsi`), not on a depth-limited search. The tables stay
+  sound, so a solver can be reused.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from engine.base import NotationError, SetupError
+from engine.clock import cpu_now
 from engine.collapsi.position import JACK, Position
 
 __all__ = [
@@ -370,7 +372,7 @@ class Solver:
 
     def _begin(self) -> None:
         """Start the budget clock (each public search call is one budget)."""
-        self._start = time.perf_counter()
+        self._start = cpu_now()
         self._deadline = (
             self._start + self.max_seconds if self.max_seconds is not None else float("inf")
         )
@@ -380,7 +382,7 @@ class Solver:
     def _over_budget(self) -> None:
         # called every _CHECK_EVERY new positions of either table
         nodes = len(self.wtt) + len(self.ltt)
-        now = time.perf_counter()
+        now = cpu_now()
         if nodes > self.max_nodes or now > self._deadline:
             raise SolverBudgetExceeded(nodes, now - self._start)
         self._mark[0] = len(self.wtt) + _CHECK_EVERY
