@@ -42,3 +42,24 @@ def test_interval(ladder):
     assert ladder.interval([1.0, 1.0, 1.0]) == (1.0, 1.0, 1.0)
     mean, lo, hi = ladder.interval([0.0, 1.0, 0.5, 0.5])
     assert mean == 0.5 and lo < 0.5 < hi
+
+
+def test_a_three_player_rung_rotates_the_upper_level_and_is_deterministic(ladder, monkeypatch):
+    """Issue 20: rungs on every board; the same seed gives the same games, move for move."""
+    monkeypatch.setitem(ladder.LADDERS, "collapsi-big-board-3", [("mcts", 10), ("strong", 60)])
+
+    def rows():
+        out = ladder.run("collapsi-big-board-3", "standard", deals=2, seed=4, jobs=1)
+        return [{k: v for k, v in r.items() if k != "seconds"} for r in out]
+
+    first = rows()
+    (row,) = first
+    assert row["games"] == 6 and row["board"] == "collapsi (standard; big-board, 3 players)"
+    assert row["wins"] + row["draws"] + row["losses"] == 6
+    assert rows() == first
+    rung = ladder.Rung("collapsi", "standard", ("strong", 60), ("mcts", 10), ladder.BOARDS[
+        "collapsi-big-board-3"])  # fmt: skip
+    *scores, plies = ladder.play_pair(rung, 0, 4)
+    assert len(scores) == 3 and set(scores) <= {0.0, 0.5, 1.0} and plies > 0
+    assert ladder.play_pair(rung, 0, 4) == (*scores, plies)
+    assert ladder.play_pair(rung, 0, 5) != (*scores, plies)

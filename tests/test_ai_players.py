@@ -10,6 +10,7 @@ from engine.ai import LEVELS, Player, make_player
 from engine.ai.collapsi import CollapsiState, PerfectPlayer
 from engine.ai.collecto import SearchPlayer
 from engine.ai.mcts import mcts
+from engine.ai.strong import StrongPlayer
 from engine.base import Game, GameOver, SetupError, new_game
 from engine.collapsi import CollapsiGame
 from engine.collapsi.solver import solve_winner
@@ -26,6 +27,8 @@ COLLAPSI_SETUPS = [
     ("standard", "players-choice", 2, None),
     ("standard", "big-board+players-choice", 4, None),
     ("classic", "custom", 2, {"preset": "5x5"}),
+    ("standard", "custom", 2, {"preset": "6x6-2p"}),
+    ("standard", "big-board", 4, {"elimination": True}),
     ("standard", "solo", 1, {"size": 3}),
     ("standard", "solo", 1, {"size": 4}),
 ]
@@ -35,6 +38,9 @@ def _player(game: str, level: str, seed: int, setup_players: int = 2) -> Player:
     if level == "perfect":
         # a small solver budget keeps big boards quick; they fall back to MCTS
         return PerfectPlayer(seed=seed, iterations=20, max_nodes=5000)
+    if level == "strong" and game == "collapsi":
+        # the same: a small solver budget per move (leaf solves stay exact)
+        return StrongPlayer(seed=seed, iterations=20, solver_nodes=5000)
     return make_player(game, level, seed=seed, iterations=20)
 
 

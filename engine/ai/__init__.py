@@ -9,13 +9,19 @@ game's notation and leaves ``game`` unchanged. Levels, weakest first, are in
   opponents'), ``mcts`` (UCT with random playouts, max-n for 3-4 players),
   ``perfect`` (the solver for two players, also choosing Player's Choice
   starts; the solo solver for puzzles; MCTS for 3-4 players, Shifting Board,
-  and wherever a solver runs out of budget).
+  and wherever a solver runs out of budget), ``strong`` (every board: one
+  solver kept for the game, exact where it finishes within its budget, 5x5
+  from the first move; elsewhere alpha-beta on mobility, paranoid for 3-4
+  players, with solved endgames; see :mod:`engine.ai.strong`).
 - Collecto: ``random``, ``greedy`` (most points, then balls, now), ``search``
-  (iterative-deepening alpha-beta).
+  (iterative-deepening alpha-beta), ``strong`` (the same search with a bigger
+  budget and no depth cap, so it plays the end exactly).
 
 Players are deterministic given their seed and the position (see
-:mod:`engine.ai.player`). ``iterations`` is a deterministic budget (MCTS
-playouts, alpha-beta positions); ``budget_ms`` a time budget per move; with
+:mod:`engine.ai.player`); ``strong`` given its seed and the game's moves so far
+(it keeps its solver between moves). ``iterations`` is a deterministic budget (MCTS
+playouts, alpha-beta positions); ``budget_ms`` a budget per move in CPU time
+(:mod:`engine.clock`); with
 both, whichever runs out first; with neither, a default iteration budget.
 """
 
@@ -25,7 +31,9 @@ from engine.ai.collapsi import GreedyPlayer as CollapsiGreedy
 from engine.ai.collapsi import MctsPlayer, PerfectPlayer
 from engine.ai.collecto import GreedyPlayer as CollectoGreedy
 from engine.ai.collecto import SearchPlayer
+from engine.ai.collecto import StrongPlayer as CollectoStrong
 from engine.ai.player import Player, RandomPlayer
+from engine.ai.strong import StrongPlayer
 from engine.base import SetupError
 
 _PLAYERS: dict[str, dict[str, type[Player]]] = {
@@ -34,11 +42,13 @@ _PLAYERS: dict[str, dict[str, type[Player]]] = {
         "greedy": CollapsiGreedy,
         "mcts": MctsPlayer,
         "perfect": PerfectPlayer,
+        "strong": StrongPlayer,
     },
     "collecto": {
         "random": RandomPlayer,
         "greedy": CollectoGreedy,
         "search": SearchPlayer,
+        "strong": CollectoStrong,
     },
 }
 

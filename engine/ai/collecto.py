@@ -120,16 +120,20 @@ class SearchPlayer(Player):
     """
 
     level = "search"
+    #: positions per move without an iteration or time budget
+    default_nodes = DEFAULT_NODES
+    #: the deepest iteration
+    default_depth = 6
 
     def __init__(
         self,
         seed: int = 0,
         budget_ms: int | None = None,
         iterations: int | None = None,
-        max_depth: int = 6,
+        max_depth: int | None = None,
     ) -> None:
         super().__init__(seed, budget_ms, iterations)
-        self.max_depth = max_depth
+        self.max_depth = self.default_depth if max_depth is None else max_depth
         #: depth of the last completed search (for tests and logs)
         self.last_depth = 0
 
@@ -137,7 +141,7 @@ class SearchPlayer(Player):
         state = CollectoState(_check(game))
         limit = self.iterations
         if limit is None and deadline == math.inf:
-            limit = DEFAULT_NODES
+            limit = self.default_nodes
         self._limit = limit if limit is not None else 1 << 62
         self._deadline = deadline
         self._nodes = 0
@@ -211,3 +215,14 @@ class SearchPlayer(Player):
                     if alpha >= beta:
                         break
         return best
+
+
+class StrongPlayer(SearchPlayer):
+    """The same alpha-beta allowed to search to the end of the game: no depth cap short of
+    the longest game, and a default budget ten times ``search``'s. Near the end, when
+    few pushes are left, its iterations reach the final count (ruling 14) and its play
+    is exact; before that it stops at its budget like ``search``."""
+
+    level = "strong"
+    default_nodes = 10 * DEFAULT_NODES
+    default_depth = 40
