@@ -193,7 +193,9 @@ class StrongPlayer(Player):
         """Paranoid alpha-beta: the root player maximises, everyone else minimises."""
         self._nodes += 1
         if abortable and (
-            self._nodes > self._limit or (self._deadline != math.inf and cpu_now() > self._deadline)
+            self._nodes > self._limit
+            # the CPU clock is a system call: read it every 64 positions
+            or (not self._nodes & 63 and self._deadline != math.inf and cpu_now() > self._deadline)
         ):
             raise _Abort
         result = g.result()

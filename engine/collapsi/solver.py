@@ -109,32 +109,38 @@ class MoveTables:
                     r * width + (c + 1) % width,
                 )
             )
-        # (cell * 5 + value) -> ((dest, (mask, ...)), ...), relevant mask, memo
-        self.groups: list[tuple[tuple[int, tuple[int, ...]], ...]] = []
-        self.pairs: list[tuple[tuple[int, int], ...]] = []  # the same, flattened
-        self.relevant: list[int] = []
-        self.memo: list[dict[int, tuple[int, ...]]] = []
-        for cell in range(n):
-            for value in range(5):
-                steps = (1, 2, 3, 4) if value == JACK and rules == "classic" else (value or 1,)
-                by_dest: dict[int, set[int]] = {}
-                for k in steps:
-                    self._walks(cell, k, cell, 1 << cell, 0, by_dest)
-                groups = []
-                rel = 0
-                for dest in sorted(by_dest):
-                    masks = sorted(by_dest[dest], key=lambda m: (m.bit_count(), m))
-                    minimal: list[int] = []
-                    for m in masks:
-                        if not any(p & m == p for p in minimal):
-                            minimal.append(m)
-                    groups.append((dest, tuple(minimal)))
-                    for m in minimal:
-                        rel |= m
-                self.groups.append(tuple(groups))
-                self.pairs.append(tuple((d, m) for d, masks in groups for m in masks))
-                self.relevant.append(rel)
-                self.memo.append({})
+        # by cell * 5 + value, built on first use (a deal needs one value per cell, so a
+        # cold start builds a fifth of the tables): ((dest, (mask, ...)), ...), the
+        # relevant mask, the memo of destinations by relevant collapsed cells
+        size = n * 5
+        self.groups: list[tuple[tuple[int, tuple[int, ...]], ...] | None] = [None] * size
+        self.pairs: list[tuple[tuple[int, int], ...]] = [()] * size  # flattened
+        self.relevant: list[int] = [0] * size
+        self.memo: list[dict[int, tuple[int, ...]]] = [{} for _ in range(size)]
+
+    def build(self, idx: int) -> None:
+        """Enumerate the walks of ``idx`` = cell * 5 + value (once)."""
+        if self.groups[idx] is not None:
+            return
+        cell, value = divmod(idx, 5)
+        steps = (1, 2, 3, 4) if value == JACK and self.rules == "classic" else (value or 1,)
+        by_dest: dict[int, set[int]] = {}
+        for k in steps:
+            self._walks(cell, k, cell, 1 << cell, 0, by_dest)
+        groups = []
+        rel = 0
+        for dest in sorted(by_dest):
+            masks = sorted(by_dest[dest], key=lambda m: (m.bit_count(), m))
+            minimal: list[int] = []
+            for m in masks:
+                if not any(p & m == p for p in minimal):
+                    minimal.append(m)
+            groups.append((dest, tuple(minimal)))
+            for m in minimal:
+                rel |= m
+        self.groups[idx] = tuple(groups)
+        self.pairs[idx] = tuple((d, m) for d, masks in groups for m in masks)
+        self.relevant[idx] = rel
 
     def _walks(
         self, at: int, left: int, start: int, entered: int, mask: int, out: dict[int, set[int]]
@@ -150,6 +156,8 @@ class MoveTables:
 
     def dests(self, cell: int, value: int, collapsed: int) -> tuple[int, ...]:
         idx = cell * 5 + value
+        if self.groups[idx] is None:
+            self.build(idx)
         key = collapsed & self.relevant[idx]
         memo = self.memo[idx]
         got = memo.get(key)
@@ -458,6 +466,8 @@ class Solver:
         tabs = self.tables
         cards = self.cards
         idx = [cell * 5 + v for cell, v in enumerate(cards)]
+        for i in idx:
+            tabs.build(i)
         mrel = [tabs.relevant[i] for i in idx]
         mmemo = [tabs.memo[i] for i in idx]
 
