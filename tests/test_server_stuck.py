@@ -130,5 +130,6 @@ async def test_arena_play_opens_an_elimination_room_and_shows_the_order(arena: A
             break
     over = (await asyncio.gather(*tasks))[0]
     assert await asyncio.wait_for(player.wait(), 20) == 0
-    order = ", ".join(f"seat {s}" for s in over.result.order)
+    seats = ["ann (red)", "bob (blue)", "cat (green)"]
+    order = ", ".join(seats[s] for s in over.result.order)
     assert f"order: {order};" in line
