@@ -1,0 +1,146 @@
+"""One tournament game: participants seated at an :class:`engine.match.Match`.
+
+The Match is the authority (the same one server rooms use): it judges every
+move and keeps the clocks, which the runner measures here with a monotonic
+clock. A participant's :class:`~clients.tournament.participants.Fault` loses it
+the game (bots issue policy: crash, hang, garbage or an illegal move forfeits;
+in a 3-4 player game it goes out and the others play on). With the solver as
+adjudicator a two-player 4x4 Collapsi game ends as soon as the perfect solver
+settles the position within a small budget: the side that loses with perfect
+play forfeits with the reason ``adjudicated``.
+
+The finished game is a JSON-able *line*: the Match's record (so
+``engine.replay(GameRecord.from_dict(line))`` rebuilds the final position),
+plus ``tournament``: its id, round, encounter, deal, seat order, faults and the
+final position (what a replay must reach).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from clients.tournament.participants import Fault, Participant, Turn
+from engine.base import EngineError, Game, game_class
+from engine.match import Match, TimeControl
+
+#: solver positions spent on each adjudication attempt (a few ms in Python)
+ADJUDICATION_NODES = 4_000
+#: grace on top of the clock before an engine's silence counts as a hang (ms)
+HANG_GRACE_MS = 1_000
+
+
+@dataclass(frozen=True, slots=True)
+class GameSpec:
+    """One game to play: picklable, so a worker process can play it."""
+
+    id: str
+    round: int
+    encounter: int
+    deal: int
+    perm: int
+    seats: tuple[int, ...]  # participant index per seat
+    game: str
+    rules: str | None
+    variant: str | None
+    deal_seed: int | None
+    setup: str | None
+    tc: str
+    move_timeout_ms: int
+    adjudicate: str
+
+    def new_game(self) -> Game:
+        cls = game_class(self.game)
+        if self.setup is not None:
+            return cls.from_setup(
+                self.setup, rules=self.rules, variant=self.variant, players=len(self.seats)
+            )
+        return cls.new(
+            rules=self.rules,
+            variant=self.variant,
+            seed=self.deal_seed or 0,
+            players=len(self.seats),
+        )
+
+
+def _now_ms(origin: float) -> int:
+    return int((time.monotonic() - origin) * 1000)
+
+
+def can_adjudicate(game: Game) -> bool:
+    """Two-player 4x4 Collapsi without shifting or placing: what the solver settles."""
+    return (
+        game.name == "collapsi"
+        and game.num_players == 2
+        and game.variant == "base"
+        and getattr(game, "width", 0) * getattr(game, "height", 0) == 16
+    )
+
+
+def solver_loser(game: Game) -> int | None:
+    """The seat that loses with perfect play, if the solver settles it within budget."""
+    from engine.collapsi.solver import SolverBudgetExceeded, solve_winner
+
+    try:
+        winner = solve_winner(game.to_position(), max_nodes=ADJUDICATION_NODES)  # type: ignore[attr-defined]
+    except SolverBudgetExceeded:
+        return None
+    return 1 - winner
+
+
+async def play_game(spec: GameSpec, players: list[Participant]) -> tuple[dict[str, Any], set[int]]:
+    """Play ``spec`` with ``players`` (one per seat); the record line and the seats
+    that faulted (their participants need a restart)."""
+    game = spec.new_game()
+    names = [p.name for p in players]
+    tc = TimeControl.parse(spec.tc)
+    match = Match(game, names, tc)
+    faults: list[dict[str, Any]] = []
+    adjudicated = False
+    adjudicable = spec.adjudicate == "solver" and can_adjudicate(game)
+    for seat, p in enumerate(players):
+        await p.new_game(game, seat)
+    origin = time.monotonic()
+    match.start(_now_ms(origin))
+    while not match.over:
+        seat = match.to_move()
+        assert seat is not None
+        if adjudicable and (loser := solver_loser(game)) is not None:
+            match.forfeit(loser, "adjudicated", _now_ms(origin))
+            adjudicated = True
+            break
+        now = _now_ms(origin)
+        clocks = match.clocks(now)
+        deadline = match.deadline_ms()
+        wait = spec.move_timeout_ms if deadline is None else deadline - now + HANG_GRACE_MS
+        turn = Turn(seat=seat, clocks=clocks, time_control=tc, wait_ms=max(1, wait))
+        try:
+            move = await players[seat].choose(game, turn)
+            match.submit_move(seat, move, _now_ms(origin))
+        except Fault as fault:
+            faults.append(_fault(seat, len(game.history), fault.kind, fault.detail))
+            match.forfeit(
+                seat, "timeout" if fault.kind == "timeout" else "abandon", _now_ms(origin)
+            )
+        except EngineError as exc:  # the Match refused the answer
+            faults.append(_fault(seat, len(game.history), "illegal", f"{move!r}: {exc}"))
+            match.forfeit(seat, "abandon", _now_ms(origin))
+    line = match.record_dict()
+    line["tournament"] = {
+        "id": spec.id,
+        "round": spec.round,
+        "encounter": spec.encounter,
+        "deal": spec.deal,
+        "perm": spec.perm,
+        "seats": list(spec.seats),
+        "adjudicated": adjudicated,
+        "faults": faults,
+        "final_position": game.position(),
+        "duration_ms": _now_ms(origin),
+    }
+    return line, {f["seat"] for f in faults}
+
+
+def _fault(seat: int, ply: int, kind: str, detail: str) -> dict[str, Any]:
+    return {"seat": seat, "ply": ply, "kind": kind, "detail": detail[:200]}
