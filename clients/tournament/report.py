@@ -3,6 +3,7 @@ runs, the standings, crosstable and SPRT when it ends (rich)."""
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, Group
@@ -65,7 +66,10 @@ def crosstable(summary: dict[str, Any]) -> Table:
 
 
 def print_summary(summary: dict[str, Any], console: Console | None = None) -> None:
-    console = console or Console()
+    if console is None:
+        console = Console()
+        if not console.is_terminal:  # a file or pipe: do not squeeze the tables into 80 columns
+            console = Console(width=120)
     console.print(
         standings_table(summary["standings"], f"standings after {summary['games']} games")
     )
@@ -107,6 +111,7 @@ class LiveDisplay:
             Group(self.progress, self.table), console=self.console, refresh_per_second=4
         )
         self.enabled = self.console.is_terminal
+        self._drawn = 0.0
 
     def __enter__(self) -> LiveDisplay:
         if self.enabled:
@@ -121,5 +126,9 @@ class LiveDisplay:
         if not self.enabled:
             return
         self.progress.update(self.task, completed=runner.games_committed, total=runner.games_total)
+        now = time.monotonic()
+        if now - self._drawn < 0.5:  # the table is recomputed twice a second at most
+            return
+        self._drawn = now
         rows = runner.standings.to_dict()["standings"]
         self.live.update(Group(self.progress, standings_table(rows)))

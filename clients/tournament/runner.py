@@ -25,12 +25,13 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from clients.tournament.config import ConfigError, ParticipantSpec, TournamentConfig
+from clients.tournament.elo import pair_bucket
 from clients.tournament.participants import BuiltinParticipant, Participant, builtin_only
 from clients.tournament.play import GameSpec, play_game
-from clients.tournament.schedule import Group, Planner, derive_seed
+from clients.tournament.schedule import Group, Planner, derive_seed, group_points
 from clients.tournament.standings import Standings, compute
 
 STATE_VERSION = 1
@@ -64,13 +65,19 @@ def _builtin_players(spec: GameSpec, players: tuple[ParticipantSpec, ...]) -> li
     return seated
 
 
-def play_builtin(spec: GameSpec, players: tuple[ParticipantSpec, ...]) -> dict[str, Any]:
-    """Play one game between built-in levels in a worker process."""
+def play_builtin(
+    specs: list[GameSpec], participants: tuple[ParticipantSpec, ...]
+) -> list[dict[str, Any]]:
+    """Play games between built-in levels in a worker process; their record lines."""
     global _worker_loop
     if _worker_loop is None:
         _worker_loop = asyncio.new_event_loop()
-    line, _ = _worker_loop.run_until_complete(play_game(spec, _builtin_players(spec, players)))
-    return line
+    lines = []
+    for spec in specs:
+        seated = _builtin_players(spec, tuple(participants[i] for i in spec.seats))
+        line, _ = _worker_loop.run_until_complete(play_game(spec, seated))
+        lines.append(line)
+    return lines
 
 
 # -- the records file ------------------------------------------------------------------
@@ -112,17 +119,27 @@ class Runner:
         self.committed: dict[str, list[dict[str, Any]]] = {}
         self.played_now = 0  # games played by this process (not found in the file)
         self.started = time.monotonic()
-        self.standings: Standings = compute(self.names, [])
+        self._standings: Standings | None = None
+        self._games_committed = 0
+        self._sprt_penta = [0] * 5  # the first participant's pairs, for the SPRT
         self.sprt_state: dict[str, Any] | None = None
         self.stop_reason = "complete"
         self._records = out / "games.jsonl"
         self._pool: Executor | None = None
+        self._records_file: IO[str] | None = None
         self._idle: dict[int, list[Participant]] = {}
 
     # -- progress ---------------------------------------------------------------------
     @property
+    def standings(self) -> Standings:
+        """The table of the committed groups (computed when asked, then kept)."""
+        if self._standings is None:
+            self._standings = compute(self.names, list(self.committed.values()))
+        return self._standings
+
+    @property
     def games_committed(self) -> int:
-        return sum(len(g) for g in self.committed.values())
+        return self._games_committed
 
     @property
     def games_total(self) -> int:
@@ -154,8 +171,11 @@ class Runner:
         self.lines = read_lines(self._records)
 
     def _append(self, line: dict[str, Any]) -> None:
-        with self._records.open("a") as f:
-            f.write(json.dumps(line, separators=(",", ":")) + "\n")
+        """One line per game, handed to the OS at once (a killed process loses nothing)."""
+        if self._records_file is None:
+            self._records_file = self._records.open("a")
+        self._records_file.write(json.dumps(line, separators=(",", ":")) + "\n")
+        self._records_file.flush()
 
     # -- running ----------------------------------------------------------------------
     async def run(self) -> dict[str, Any]:
@@ -169,6 +189,8 @@ class Runner:
         finally:
             if self._pool is not None:
                 self._pool.shutdown(wait=True, cancel_futures=True)
+            if self._records_file is not None:
+                self._records_file.close()
             for instances in self._idle.values():
                 for p in instances:
                     await p.stop()
@@ -189,19 +211,22 @@ class Runner:
             while pending and all(s.id in self.lines for s in specs[pending[0].key]):
                 group = pending.pop(0)
                 self.committed[group.key] = [self.lines[s.id] for s in specs[group.key]]
-                self.standings = compute(self.names, list(self.committed.values()))
+                self._standings = None
+                self._games_committed += len(specs[group.key])
+                self._count_pair(self.committed[group.key])
                 if self._sprt_decided():
                     stop.set()
                     return
 
-        async def one(spec: GameSpec) -> None:
+        async def one(chunk: list[GameSpec]) -> None:
             async with sem:
                 if stop.is_set():
                     return
-                line = await self._play(spec)
-            self.lines[spec.id] = line
-            self._append(line)
-            self.played_now += 1
+                lines = await self._play_chunk(chunk)
+            for spec, line in zip(chunk, lines, strict=True):
+                self.lines[spec.id] = line
+                self._append(line)
+            self.played_now += len(chunk)
             commit_ready()
             if self.listener:
                 self.listener(self)
@@ -209,7 +234,13 @@ class Runner:
         commit_ready()
         if stop.is_set():
             return False
-        tasks = [asyncio.ensure_future(one(s)) for s in todo]
+        # built-in games go to the workers a few at a time: one game each would spend
+        # more on the hand-over than on the game when the players are fast
+        size = (
+            1 if self._pool is None else max(1, min(16, len(todo) // (8 * self.config.concurrency)))
+        )
+        chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
+        tasks = [asyncio.ensure_future(one(c)) for c in chunks]
         try:
             waiter = asyncio.ensure_future(stop.wait())
             done_all = asyncio.gather(*tasks)
@@ -224,14 +255,17 @@ class Runner:
                 raise exc
         return not stop.is_set()
 
+    async def _play_chunk(self, chunk: list[GameSpec]) -> list[dict[str, Any]]:
+        if self._pool is not None:  # only built-in participants
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._pool, play_builtin, chunk, self.participants)
+        return [await self._play(spec) for spec in chunk]
+
     async def _play(self, spec: GameSpec) -> dict[str, Any]:
         seated = tuple(self.participants[i] for i in spec.seats)
         if builtin_only(seated):
-            if self._pool is None:
-                line, _ = await play_game(spec, _builtin_players(spec, seated))
-                return line
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._pool, play_builtin, spec, seated)
+            line, _ = await play_game(spec, _builtin_players(spec, seated))
+            return line
         players = [await self._acquire(i) for i in spec.seats]
         faulted: set[int] = set()
         try:
@@ -257,11 +291,16 @@ class Runner:
         return p
 
     # -- SPRT and summary -------------------------------------------------------------
+    def _count_pair(self, lines: list[dict[str, Any]]) -> None:
+        if self.config.sprt is not None:
+            points = group_points(lines).get(0, 0.0)
+            self._sprt_penta[pair_bucket(points)] += 1
+
     def _sprt_decided(self) -> bool:
         sprt = self.config.sprt
         if sprt is None:
             return False
-        penta = self.standings.rows[0].penta
+        penta = self._sprt_penta
         llr = sprt.llr_penta(penta)
         decision = sprt.decision(llr)
         self.sprt_state = {
