@@ -18,7 +18,7 @@ from engine.ai import Player, make_player
 from engine.base import Game
 from engine.match import TimeControl
 
-FAULT_KINDS = ("crash", "timeout", "garbled", "illegal")
+FAULT_KINDS = ("crash", "timeout", "garbled", "illegal", "refused")
 
 
 class Fault(Exception):
@@ -28,6 +28,10 @@ class Fault(Exception):
         super().__init__(f"{kind}: {detail}")
         self.kind = kind
         self.detail = detail
+
+
+class Resigned(Exception):
+    """The participant resigned the game (not a fault: nothing to restart)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +67,10 @@ class Participant(ABC):
     @abstractmethod
     async def choose(self, game: Game, turn: Turn) -> str:
         """The move for the side to move (``game`` must not be changed); raises :class:`Fault`."""
+
+    async def game_over(self, winner: int | None, reason: str) -> None:
+        """The game ended (``winner`` a seat or None); nothing is expected back."""
+        return None
 
     async def restart(self) -> None:
         """Recover after a :class:`Fault` (a program is killed and started again)."""

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from clients.tournament.participants import Fault, Participant, Turn
+from clients.tournament.participants import Fault, Participant, Resigned, Turn
 from engine.base import EngineError, Game, game_class
 from engine.match import Match, TimeControl
 
@@ -99,10 +99,16 @@ async def play_game(spec: GameSpec, players: list[Participant]) -> tuple[dict[st
     faults: list[dict[str, Any]] = []
     adjudicated = False
     adjudicable = spec.adjudicate == "solver" and can_adjudicate(game)
-    for seat, p in enumerate(players):
-        await p.new_game(game, seat)
     origin = time.monotonic()
-    match.start(_now_ms(origin))
+    for seat, p in enumerate(players):
+        try:
+            await p.new_game(game, seat)
+        except Fault as fault:  # it cannot play this game: it loses it unplayed
+            faults.append(_fault(seat, 0, fault.kind, fault.detail))
+            match.forfeit(seat, "abandon", _now_ms(origin))
+            break
+    if not match.over:
+        match.start(_now_ms(origin))
     while not match.over:
         seat = match.to_move()
         assert seat is not None
@@ -115,17 +121,22 @@ async def play_game(spec: GameSpec, players: list[Participant]) -> tuple[dict[st
         deadline = match.deadline_ms()
         wait = spec.move_timeout_ms if deadline is None else deadline - now + HANG_GRACE_MS
         turn = Turn(seat=seat, clocks=clocks, time_control=tc, wait_ms=max(1, wait))
+        move = ""
         try:
             move = await players[seat].choose(game, turn)
             match.submit_move(seat, move, _now_ms(origin))
+        except Resigned:
+            match.resign(seat, _now_ms(origin))
         except Fault as fault:
             faults.append(_fault(seat, len(game.history), fault.kind, fault.detail))
-            match.forfeit(
-                seat, "timeout" if fault.kind == "timeout" else "abandon", _now_ms(origin)
-            )
+            reason = "timeout" if fault.kind == "timeout" else "abandon"
+            match.forfeit(seat, reason, _now_ms(origin))
         except EngineError as exc:  # the Match refused the answer
             faults.append(_fault(seat, len(game.history), "illegal", f"{move!r}: {exc}"))
             match.forfeit(seat, "abandon", _now_ms(origin))
+    assert match.result is not None
+    for p in players:
+        await p.game_over(match.result.winner, match.result.reason)
     line = match.record_dict()
     line["tournament"] = {
         "id": spec.id,

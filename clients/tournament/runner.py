@@ -244,6 +244,7 @@ class Runner:
         try:
             waiter = asyncio.ensure_future(stop.wait())
             done_all = asyncio.gather(*tasks)
+            done_all.add_done_callback(lambda f: f.cancelled() or f.exception())  # seen below
             await asyncio.wait([waiter, done_all], return_when=asyncio.FIRST_COMPLETED)
         finally:
             for t in tasks:
@@ -284,7 +285,12 @@ class Runner:
         spec = self.participants[index]
         if spec.builtin:
             return BuiltinParticipant(spec, self.config.game, offload=True)
-        from clients.tournament.engines import EngineParticipant
+        try:
+            from clients.tournament.engines import EngineParticipant
+        except ImportError as exc:  # the engine protocol driver is not installed
+            raise ConfigError(
+                f"participant {spec.name}: engine programs unavailable: {exc}"
+            ) from None
 
         p = EngineParticipant(spec, self.config.game)
         await p.start()
