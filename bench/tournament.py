@@ -4,7 +4,7 @@
    by the runner with ``--concurrency 2`` against a bare loop of the same
    :class:`engine.match.Match` games in one process (no records, no state, no
    pairing): games per second of each and their ratio (target >= 0.9).
-2. Overhead per move with external engine processes (``--engines``): the time the
+2. Overhead per move with external engine processes (``--engine-games``): the time the
    runner adds to each move over what the engine itself spends (the engine
    reports its own compute time), p50/p99 (target p99 <= 1 ms).
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import sys
 import tempfile
@@ -28,9 +29,11 @@ from rich.console import Console
 from rich.table import Table
 
 from clients.tournament.config import ParticipantSpec, TournamentConfig
+from clients.tournament.participants import Turn
 from clients.tournament.runner import Runner, resolved_participants
 from clients.tournament.schedule import Planner
 from engine.ai import make_player
+from engine.base import Game
 from engine.match import Match
 
 PLAYERS = ("a", "b", "c", "d")
@@ -66,11 +69,54 @@ def runner_run(config: TournamentConfig) -> tuple[int, float]:
         return summary["games"], time.perf_counter() - started
 
 
+ENGINE = Path(__file__).resolve().parent.parent / "clients/examples/python/random_engine.py"
+
+
+def engine_overhead(games: int, concurrency: int) -> dict[str, float]:
+    """Two example engine processes play ``games`` games; per move, the time from one
+    ``go`` being sent to the next, minus the time the engine took to answer (its pipe
+    round trip included): what the runner adds (Match, clocks, position, records)."""
+    from clients.tournament.engines import EngineParticipant
+
+    starts: list[tuple[int, float, float]] = []  # (ply, go sent, engine ms), games in turn
+    original = EngineParticipant.choose
+
+    async def timed(self: EngineParticipant, game: Game, turn: Turn) -> str:
+        sent = time.perf_counter()
+        move = await original(self, game, turn)
+        starts.append((len(game.history), sent, self.last_elapsed_ms))
+        return move
+
+    EngineParticipant.choose = timed  # type: ignore[method-assign]
+    cmd = f"{sys.executable} {ENGINE}"
+    participants = tuple(ParticipantSpec.from_dict({"name": n, "cmd": cmd}) for n in ("x", "y"))
+    config = TournamentConfig(
+        participants=participants, deals=max(1, games // 2), concurrency=concurrency
+    )
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            asyncio.run(Runner(config, Path(tmp) / "t").run())
+    finally:
+        EngineParticipant.choose = original  # type: ignore[method-assign]
+    # consecutive moves of one game (concurrency 1: one game at a time)
+    overheads = [
+        (b[1] - a[1]) * 1000 - a[2] for a, b in itertools.pairwise(starts) if b[0] == a[0] + 1
+    ]
+    overheads.sort()
+    return {
+        "moves": len(overheads),
+        "p50_ms": overheads[len(overheads) // 2],
+        "p99_ms": overheads[min(len(overheads) - 1, int(len(overheads) * 0.99))],
+        "max_ms": overheads[-1],
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=2000)
     ap.add_argument("--concurrency", type=int, default=2)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--engine-games", type=int, default=200, help="0: skip the engine part")
     args = ap.parse_args(argv)
     config = config_for(args.games, args.concurrency)
     bare_games, bare_s = bare_loop(config)
@@ -92,6 +138,16 @@ def main(argv: list[str] | None = None) -> int:
         f"{rows['ratio']:.2f}",
     )
     Console(width=120).print(table)
+    if args.engine_games:
+        over = engine_overhead(args.engine_games, 1)
+        rows["engine_overhead"] = over
+        table = Table(
+            title=f"runner overhead per move, two engine processes, {over['moves']} moves"
+        )
+        for col in ("p50 ms", "p99 ms", "max ms"):
+            table.add_column(col, justify="right")
+        table.add_row(*(f"{over[k]:.3f}" for k in ("p50_ms", "p99_ms", "max_ms")))
+        Console(width=120).print(table)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
     return 0

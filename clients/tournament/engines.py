@@ -48,6 +48,8 @@ class EngineParticipant(Participant):
         assert spec.cmd is not None
         self.process = EngineProcess(list(spec.cmd), cwd=spec.cwd)
         self._broken = False
+        #: how long the last answer took, from go to bestmove (the driver's measure)
+        self.last_elapsed_ms = 0.0
 
     async def start(self) -> None:
         """Start the program and set its options; a program that cannot start is a
@@ -89,6 +91,7 @@ class EngineParticipant(Participant):
         except EngineProcessError as exc:
             self._broken = True
             raise _fault(exc) from None
+        self.last_elapsed_ms = result.elapsed_ms
         if result.move == "resign":
             raise Resigned()
         return result.move

@@ -1,0 +1,71 @@
+"""Engine programs in ``arena tournament run`` (real subprocesses all the way down): the
+example engine plays a built-in level; engines that crash, hang, answer illegally or
+garble lose those games, are restarted, and the tournament goes on."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from arena_process import ROOT, run_arena
+
+pytest.importorskip("clients.engines.process")
+
+from engine.base import GameRecord, replay  # noqa: E402
+
+EXAMPLE = ROOT / "clients/examples/python/random_engine.py"
+BAD = ROOT / "tests/engines/bad_engine.py"
+
+
+def run(out: Path, *args: str) -> dict[str, Any]:
+    proc = run_arena("tournament", "run", "--out", str(out), "--json", "--quiet", *args)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout)
+
+
+def lines(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in (out / "games.jsonl").read_text().splitlines()]
+
+
+def test_an_engine_program_plays_a_builtin_level(tmp_path: Path) -> None:
+    engine = f"name=example,option.Seed=3,cmd={sys.executable} {EXAMPLE}"
+    summary = run(
+        tmp_path / "t", "--engine", engine, "--level", "greedy", "--deals", "3",
+        "--concurrency", "2", "--tc", "0.1+0.1",
+    )  # fmt: skip
+    assert summary["games"] == 6 and summary["faults"] == 0
+    for g in lines(tmp_path / "t"):
+        assert "example" in g["players"] and g["result"]["reason"] == "no_moves"
+        assert replay(GameRecord.from_dict(g)).position() == g["tournament"]["final_position"]
+        assert g["time_control"]["kind"] == "fischer"
+
+
+@pytest.mark.parametrize(
+    ("mode", "kind", "reason"),
+    [
+        ("crash", "crash", "abandon"),
+        ("hang", "timeout", "timeout"),
+        ("illegal", "illegal", "abandon"),
+        ("refuse", "refused", "abandon"),
+    ],
+)
+def test_a_misbehaving_engine_loses_its_games_and_is_restarted(
+    tmp_path: Path, mode: str, kind: str, reason: str
+) -> None:
+    engine = f"name=bad,cmd={sys.executable} {BAD} {mode}"
+    summary = run(
+        tmp_path / "t", "--engine", engine, "--level", "random", "--deals", "2",
+        "--move-timeout-ms", "300",
+    )  # fmt: skip
+    games = lines(tmp_path / "t")
+    assert summary["games"] == len(games) == 4  # every game was played, none stalled
+    for g in games:
+        bad_seat = g["players"].index("bad")
+        assert g["result"]["winner"] == 1 - bad_seat and g["result"]["reason"] == reason
+        assert [f["kind"] for f in g["tournament"]["faults"]] == [kind]
+        assert g["tournament"]["faults"][0]["seat"] == bad_seat
+    points = {r["name"]: r["points"] for r in summary["standings"]}
+    assert points == {"random": 4, "bad": 0}
