@@ -119,18 +119,34 @@ class Match:
     milliseconds per seat (``None`` without a time control).
     """
 
-    def __init__(self, game: Game, players: list[str], time_control: TimeControl | None = None):
+    def __init__(
+        self,
+        game: Game,
+        players: list[str],
+        time_control: TimeControl | None = None,
+        seat_time_controls: list[TimeControl] | None = None,
+    ):
         if len(players) != game.num_players:
             raise NotSeated(f"{game.num_players} players needed, {len(players)} given")
         self.game = game
         self.players = list(players)
         self.time_control = time_control or TimeControl()
+        #: time odds (a tournament's participants with clocks of their own): one setting
+        #: per seat, all with a clock or none; ``time_control`` is then the first seat's
+        self.seat_time_controls: list[TimeControl] | None = None
+        if seat_time_controls is not None:
+            if len(seat_time_controls) != len(players):
+                raise BadTimeControl("one time control per seat")
+            if len({tc.kind == "none" for tc in seat_time_controls}) > 1:
+                raise BadTimeControl("either every seat has a clock or none has")
+            self.seat_time_controls = list(seat_time_controls)
+            self.time_control = seat_time_controls[0]
         self.result: Result | None = None
         self.started = False
         self.start_ms: int | None = None
         self.end_ms: int | None = None
-        initial = self.time_control.initial_ms()
-        self._clocks: list[int] | None = None if initial is None else [initial] * len(players)
+        initials = [tc.initial_ms() for tc in self._seat_tcs()]
+        self._clocks: list[int] | None = None if initials[0] is None else initials  # type: ignore[assignment]
         self._turn_started_ms = 0
         self.move_times_ms: list[int] = []
 
@@ -230,7 +246,7 @@ class Match:
         self.game.play(move)  # raises IllegalMove / NotationError before any change
         elapsed = now_ms - self._turn_started_ms
         self.move_times_ms.append(elapsed)
-        tc = self.time_control
+        tc = self._tc(seat)
         if self._clocks is not None:
             if tc.kind == "fischer":
                 self._clocks[seat] = self._clocks[seat] - elapsed + tc.increment_ms
@@ -286,7 +302,8 @@ class Match:
             players=len(players),
             options=self.game.options() or None,
         )
-        return Match(g, players, self.time_control)
+        tcs = self.seat_time_controls
+        return Match(g, players, self.time_control, tcs[1:] + tcs[:1] if tcs else None)
 
     def record(self) -> GameRecord:
         rec = self.game.record(players=self.players, result=self.result)
@@ -297,10 +314,18 @@ class Match:
         """The record plus the clock settings and move times (for review)."""
         out = self.record().to_dict()
         out["time_control"] = self.time_control.to_dict()
+        if self.seat_time_controls is not None:
+            out["seat_time_controls"] = [tc.to_dict() for tc in self.seat_time_controls]
         out["move_times_ms"] = list(self.move_times_ms)
         return out
 
     # -- internals ----------------------------------------------------------------------
+    def _seat_tcs(self) -> list[TimeControl]:
+        return self.seat_time_controls or [self.time_control] * len(self.players)
+
+    def _tc(self, seat: int) -> TimeControl:
+        return self.seat_time_controls[seat] if self.seat_time_controls else self.time_control
+
     def _check_seat(self, seat: int) -> None:
         if not isinstance(seat, int) or not 0 <= seat < self.num_seats:
             raise NotSeated(f"no seat {seat!r} in this match")
@@ -330,7 +355,7 @@ class Match:
             # the mover's clock stops: the game ends, or the turn passes on
             if reason == "timeout" and mover == seat:
                 self._clocks[seat] = 0
-            elif self.time_control.kind == "fischer":
+            elif self._tc(mover).kind == "fischer":
                 self._clocks[mover] -= now_ms - self._turn_started_ms
         if ends:
             # ranked by elimination time: the forfeiting seat after those still in,

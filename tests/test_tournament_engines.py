@@ -14,7 +14,7 @@ from arena_process import ROOT, run_arena
 
 pytest.importorskip("clients.engines.process")
 
-from engine.base import GameRecord, replay  # noqa: E402
+from engine.base import GameRecord, replay
 
 EXAMPLE = ROOT / "clients/examples/python/random_engine.py"
 BAD = ROOT / "tests/engines/bad_engine.py"

@@ -177,6 +177,38 @@ def test_formats_config_file_and_big_board(tmp_path: Path) -> None:
     assert sum(r["points"] for r in big["standings"]) == pytest.approx(6 * 1.5)
 
 
+def test_deals_from_a_setups_file(tmp_path: Path) -> None:
+    deals = ["4J2131211233423J", "J123412341231J23"]
+    (tmp_path / "deals.txt").write_text("# two 4x4 deals\n" + "\n".join(deals) + "\n")
+    summary = tournament(
+        tmp_path / "t", "--level", "random", "--level", "greedy", "--deals", "3",
+        "--setups", str(tmp_path / "deals.txt"),
+    )  # fmt: skip
+    assert summary["games"] == 6
+    used = [
+        g["setup"] for g in sorted(records(tmp_path / "t"), key=lambda g: g["tournament"]["id"])
+    ]
+    assert used == [deals[0]] * 2 + [deals[1]] * 2 + [deals[0]] * 2  # in turn, each in both seats
+
+
+def test_participants_with_time_controls_of_their_own(tmp_path: Path) -> None:
+    summary = tournament(
+        tmp_path / "t", "--engine", "name=fast,level=random,tc=fixed:5",
+        "--engine", "name=slow,level=greedy,tc=1+0.5", "--deals", "1",
+    )  # fmt: skip
+    assert summary["games"] == 2
+    for g in records(tmp_path / "t"):
+        odds = {p: tc for p, tc in zip(g["players"], g["seat_time_controls"], strict=True)}
+        assert odds["fast"] == {
+            "kind": "fixed",
+            "base_ms": 0,
+            "increment_ms": 0,
+            "per_move_ms": 5000,
+        }
+        assert odds["slow"]["kind"] == "fischer" and odds["slow"]["increment_ms"] == 500
+        assert g["result"]["reason"] == "no_moves"
+
+
 def test_solver_adjudication(tmp_path: Path) -> None:
     summary = tournament(
         tmp_path / "t", "--level", "random", "--level", "greedy", "--deals", "3",

@@ -142,9 +142,9 @@ class TournamentConfig:
                 raise ConfigError(
                     f"participant {p.name}: no {self.game} level {p.level!r}; {levels}"
                 )
-        if len({p.tc or self.tc for p in self.participants}) > 1:
-            # the Match keeps one clock setting for all seats: no time odds yet
-            raise ConfigError("every participant plays the same time control (no time odds)")
+        clocks = {TimeControl.parse(p.tc or self.tc).kind == "none" for p in self.participants}
+        if len(clocks) > 1:  # time odds, but a game has clocks for every seat or none
+            raise ConfigError("either every participant plays with a clock or none does")
         if self.format not in FORMATS:
             raise ConfigError(f"format is one of {', '.join(FORMATS)}, not {self.format!r}")
         if not 2 <= self.seats <= 4:

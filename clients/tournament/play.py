@@ -46,7 +46,7 @@ class GameSpec:
     variant: str | None
     deal_seed: int | None
     setup: str | None
-    tc: str
+    tcs: tuple[str, ...]  # time control per seat (participants may have their own)
     move_timeout_ms: int
     adjudicate: str
 
@@ -94,8 +94,9 @@ async def play_game(spec: GameSpec, players: list[Participant]) -> tuple[dict[st
     that faulted (their participants need a restart)."""
     game = spec.new_game()
     names = [p.name for p in players]
-    tc = TimeControl.parse(spec.tc)
-    match = Match(game, names, tc)
+    tcs = [TimeControl.parse(t) for t in spec.tcs]
+    odds = len(set(spec.tcs)) > 1
+    match = Match(game, names, tcs[0], tcs if odds else None)
     faults: list[dict[str, Any]] = []
     adjudicated = False
     adjudicable = spec.adjudicate == "solver" and can_adjudicate(game)
@@ -120,7 +121,7 @@ async def play_game(spec: GameSpec, players: list[Participant]) -> tuple[dict[st
         clocks = match.clocks(now)
         deadline = match.deadline_ms()
         wait = spec.move_timeout_ms if deadline is None else deadline - now + HANG_GRACE_MS
-        turn = Turn(seat=seat, clocks=clocks, time_control=tc, wait_ms=max(1, wait))
+        turn = Turn(seat=seat, clocks=clocks, time_control=tcs[seat], wait_ms=max(1, wait))
         move = ""
         try:
             move = await players[seat].choose(game, turn)

@@ -42,7 +42,6 @@ class Group:
         number = self.round * config.deals + self.deal
         setup = config.setups[number % len(config.setups)] if config.setups else None
         deal_seed = None if setup else derive_seed(config.seed, "deal", self.round, self.deal)
-        tcs = {config.participants[p].tc or config.tc for p in self.players}
         return [
             GameSpec(
                 id=f"{self.key}.{perm}",
@@ -56,7 +55,7 @@ class Group:
                 variant=config.variant,
                 deal_seed=deal_seed,
                 setup=setup,
-                tc=sorted(tcs)[0],
+                tcs=tuple(config.participants[p].tc or config.tc for p in order),
                 move_timeout_ms=config.move_timeout_ms,
                 adjudicate=config.adjudicate,
             )
