@@ -232,3 +232,39 @@ def test_bad_settings_are_clear_errors(tmp_path: Path) -> None:
     ]:  # fmt: skip
         proc = run_arena("tournament", "run", "--out", str(tmp_path / "x"), *args)
         assert proc.returncode == 2 and words in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_live_progress_and_standings_on_a_terminal(tmp_path: Path) -> None:
+    """On a terminal the run shows a progress bar (games played of all, time left) and
+    the current standings while it plays."""
+    import pty
+    import select
+
+    main, child = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clients.cli", "tournament", "run", "--out", str(tmp_path / "t"),
+         "--engine", "name=m,level=mcts,iterations=200", "--level", "greedy", "--deals", "4"],
+        cwd=ROOT, stdin=subprocess.DEVNULL, stdout=child, stderr=child,
+        env={**os.environ, "COLUMNS": "120", "TERM": "xterm"},
+    )  # fmt: skip
+    os.close(child)
+    seen = b""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([main], [], [], 1)
+        if ready:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+        elif proc.poll() is not None:
+            break
+    os.close(main)
+    assert proc.wait(30) == 0
+    text = seen.decode(errors="replace")
+    assert "8/8" in text  # the progress bar: games played of all
+    assert any(f"{k}/8" in text for k in range(1, 8)), "no progress shown while it played"
+    assert "participant" in text and "greedy" in text and "W-D-L" in text
