@@ -65,19 +65,35 @@ def _builtin_players(spec: GameSpec, players: tuple[ParticipantSpec, ...]) -> li
     return seated
 
 
-def play_builtin(
-    specs: list[GameSpec], participants: tuple[ParticipantSpec, ...]
-) -> list[dict[str, Any]]:
-    """Play games between built-in levels in a worker process; their record lines."""
+Played = tuple[str, dict[str, Any]]  # a game's record line as JSON text, and its summary
+
+
+def encode(line: dict[str, Any]) -> Played:
+    """The line's JSON text for the records file, and the part the runner keeps (what
+    the standings and the summary read), so long games do not pile up in memory."""
+    text = json.dumps(line, separators=(",", ":"))
+    return text, {
+        "players": line["players"],
+        "result": line["result"],
+        "tournament": line["tournament"],
+    }
+
+
+def play_builtin(specs: list[GameSpec], participants: tuple[ParticipantSpec, ...]) -> list[Played]:
+    """Play games between built-in levels in a worker process (encoded there too)."""
     global _worker_loop
     if _worker_loop is None:
         _worker_loop = asyncio.new_event_loop()
-    lines = []
-    for spec in specs:
-        seated = _builtin_players(spec, tuple(participants[i] for i in spec.seats))
-        line, _ = _worker_loop.run_until_complete(play_game(spec, seated))
-        lines.append(line)
-    return lines
+
+    async def play_all() -> list[Played]:
+        out = []
+        for spec in specs:
+            seated = _builtin_players(spec, tuple(participants[i] for i in spec.seats))
+            line, _ = await play_game(spec, seated)
+            out.append(encode(line))
+        return out
+
+    return _worker_loop.run_until_complete(play_all())
 
 
 # -- the records file ------------------------------------------------------------------
@@ -170,11 +186,12 @@ class Runner:
             os.replace(tmp, state_path)
         self.lines = read_lines(self._records)
 
-    def _append(self, line: dict[str, Any]) -> None:
-        """One line per game, handed to the OS at once (a killed process loses nothing)."""
+    def _append(self, texts: list[str]) -> None:
+        """Lines of finished games, handed to the OS at once: a killed run loses none
+        (it loses the games in progress, which a resume plays again)."""
         if self._records_file is None:
             self._records_file = self._records.open("a")
-        self._records_file.write(json.dumps(line, separators=(",", ":")) + "\n")
+        self._records_file.write("".join(t + "\n" for t in texts))
         self._records_file.flush()
 
     # -- running ----------------------------------------------------------------------
@@ -222,10 +239,10 @@ class Runner:
             async with sem:
                 if stop.is_set():
                     return
-                lines = await self._play_chunk(chunk)
-            for spec, line in zip(chunk, lines, strict=True):
+                played = await self._play_chunk(chunk)
+            self._append([text for text, _ in played])
+            for spec, (_, line) in zip(chunk, played, strict=True):
                 self.lines[spec.id] = line
-                self._append(line)
             self.played_now += len(chunk)
             commit_ready()
             if self.listener:
@@ -256,11 +273,11 @@ class Runner:
                 raise exc
         return not stop.is_set()
 
-    async def _play_chunk(self, chunk: list[GameSpec]) -> list[dict[str, Any]]:
+    async def _play_chunk(self, chunk: list[GameSpec]) -> list[Played]:
         if self._pool is not None:  # only built-in participants
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(self._pool, play_builtin, chunk, self.participants)
-        return [await self._play(spec) for spec in chunk]
+        return [encode(await self._play(spec)) for spec in chunk]
 
     async def _play(self, spec: GameSpec) -> dict[str, Any]:
         seated = tuple(self.participants[i] for i in spec.seats)
