@@ -802,7 +802,7 @@ def idle_phase(args: argparse.Namespace) -> dict[str, Any]:
 def redis_available() -> str | None:
     """Why the Redis presence cannot run here, or None if it can."""
     try:
-        import server.presence.redis  # type: ignore[import-not-found]  # noqa: F401
+        import server.presence.redis  # noqa: F401
     except ImportError:
         return "this build has no Redis presence (server/presence/redis.py)"
     return None

@@ -62,20 +62,19 @@ import json
 import secrets
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
 
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.messages import ROOM_EVENT_TYPES
 from server import room_state
+from server.host import Host
 from server.outgoing import Outgoing
 from server.presence import PresenceError
-from server.room import Room, RoomSettings
+from server.room import Room, RoomSettings, room_meta
+from server.sessions import Session
 from server.tasks import checkpoint, stop
-
-if TYPE_CHECKING:
-    from server.app import Arena
 
 log = structlog.get_logger("arena.cluster")
 
@@ -116,7 +115,7 @@ class _Moved(Exception):
 
 
 def restore_room(
-    arena: Arena, meta: dict[str, Any], events: list[dict[str, Any]], now_ms: int
+    arena: Host, meta: dict[str, Any], events: list[dict[str, Any]], now_ms: int
 ) -> tuple[Room, bool]:
     """A room as its log says it is (:func:`server.room_state.restore`); True when its
     last game ended but was not finished (rated, recorded)."""
@@ -242,7 +241,7 @@ class Outbox:
 class Cluster:
     """This node's part in a multi-node arena (active when presence is shared)."""
 
-    def __init__(self, arena: Arena) -> None:
+    def __init__(self, arena: Host) -> None:
         self.arena = arena
         self.presence: Any = arena.presence
         self.node = arena.node
@@ -334,6 +333,23 @@ class Cluster:
             key = (session, room)
             if seq > self.cursors.get(key, 0):
                 self.cursors[key] = seq
+
+    @property
+    def owner(self) -> str:
+        """The room log's fencing owner: this node (its appends check its lease)."""
+        return self.node
+
+    def name_of(self, session: str) -> str | None:
+        return self.names.get(session)
+
+    def adopts_sessions(self) -> bool:
+        return True
+
+    async def find_invite(self, invite: str) -> str | None:
+        return await self.presence.find_invite(invite)
+
+    def members_meta(self, room: Room) -> dict[str, Any]:
+        return room_meta(room, self.node)
 
     def forget(self, session: str, room_id: str) -> None:
         """A room of ours dropped a member connected elsewhere: tell its node."""
@@ -569,15 +585,15 @@ class Cluster:
             s = arena.sessions.get(msg["s"])
             if s is not None and msg["room"] in s.rooms:
                 s.rooms.discard(msg["room"])
-                arena.spawn(arena._save_session(s))
+                arena.spawn(arena.session_service.save(s))
         elif k == "drop":
-            arena.drop_session(msg["s"])
+            arena.session_service.drop(msg["s"])
         elif k == "rooms":  # another node's matchmaker put our session in a room
             s = arena.sessions.get(msg["s"])
             if s is not None:
                 s.rooms |= set(msg["rooms"])
                 s.queue = None
-                arena.spawn(arena._save_session(s))
+                arena.spawn(arena.session_service.save(s))
         elif k == "resync":
             self._attach_all()
         elif k == "attach":  # the room's owner took it (back) over: our members follow it
@@ -711,8 +727,6 @@ class Cluster:
             return None
         if not (await self.presence.nodes_alive([node])).get(node):
             return None
-        from server.app import Session
-
         s = Session(sid, "", node)
         s.player = data["player"]
         s.rooms = set(data.get("rooms") or [])

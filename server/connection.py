@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
 from pydantic import BaseModel
@@ -27,12 +27,10 @@ from protocol.codec import decode_client, decode_frame
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.limits import MAX_SEQ, DecodeLimits
 from protocol.session import Phase, admit
+from server.host import Host
 from server.outgoing import Outgoing
 from server.ratelimit import TokenBucket
 from server.tasks import checkpoint
-
-if TYPE_CHECKING:
-    from server.app import Arena
 
 log = structlog.get_logger("arena.conn")
 _ids = itertools.count(1)
@@ -62,7 +60,7 @@ class WriteBatches:
 
 
 class Connection:
-    def __init__(self, arena: Arena, ws: ServerConnection) -> None:
+    def __init__(self, arena: Host, ws: ServerConnection) -> None:
         cfg = arena.config
         self.arena = arena
         self.ws = ws

@@ -20,7 +20,7 @@ import dataclasses
 import secrets
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
 
@@ -31,14 +31,12 @@ from protocol.errors import ErrorCode, ProtocolError
 from protocol.limits import MAX_EVENTS
 from protocol.timecontrol import engine_time_control
 from server import room_state as rs
+from server.host import Host
 from server.outgoing import Outgoing
 from server.presence import PresenceError
 from server.ratings import Rating, rate_game
 from server.room_state import RoomSettings, RoomState, SeatState
 from server.tasks import checkpoint
-
-if TYPE_CHECKING:
-    from server.app import Arena
 
 log = structlog.get_logger("arena.room")
 
@@ -84,7 +82,7 @@ def room_meta(room: Room, node: str) -> dict[str, Any]:
 class Room:
     def __init__(
         self,
-        arena: Arena,
+        arena: Host,
         settings: RoomSettings,
         labels: list[str] | None = None,
         state: RoomState | None = None,
@@ -181,7 +179,7 @@ class Room:
         try:
             await self._serve_inbox()
         finally:
-            self.closed = True
+            self.state.closed = True
             while not self._inbox.empty():  # nobody may wait forever on a closed room
                 _, _, fut = self._inbox.get_nowait()
                 if fut is not None and not fut.done():
@@ -200,9 +198,9 @@ class Room:
                     if self._held:  # (an error after a held event): the turn logs it
                         await self._log_held()
             except Exception as exc:
-                if not isinstance(exc, PresenceError) and self.arena.cluster is not None:
+                if not isinstance(exc, PresenceError):
                     exc = await self.arena.cluster.check_refusal(self, exc)
-                if isinstance(exc, PresenceError) and self.arena.cluster is not None:
+                if isinstance(exc, PresenceError):
                     self.arena.cluster.retire(self)  # restored from the log when asked again
                 if fut is not None and not fut.done():
                     fut.set_exception(exc)
@@ -214,12 +212,12 @@ class Room:
 
     def post(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> None:
         """Queue ``fn(*args)`` for the actor; nobody waits for it."""
-        if not self.closed:
+        if not self.state.closed:
             self._inbox.put_nowait((fn, args, None))
 
     async def ask(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
         """Run ``fn(*args)`` in the actor and return its result (or raise its error)."""
-        if self.closed:
+        if self.state.closed:
             raise ProtocolError(ErrorCode.UNKNOWN_ROOM, "the room has closed")
         fut = self._loop.create_future()
         self._inbox.put_nowait((fn, args, fut))
@@ -244,7 +242,7 @@ class Room:
 
     def halt(self) -> None:
         """Stop the actor now, the queued work dropped (a retired copy: server.cluster)."""
-        self.closed = True
+        self.state.closed = True
         self._cancel_deadline()
         self._inbox.put_nowait((None, (), None))  # type: ignore[arg-type]
 
@@ -255,7 +253,7 @@ class Room:
             self._inbox.put_nowait((None, (), None))  # type: ignore[arg-type]
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        self.closed = True
+        self.state.closed = True
 
     # -- helpers --------------------------------------------------------------------------
     @property
@@ -271,14 +269,14 @@ class Room:
 
     def seat_infos(self) -> list[m.SeatInfo]:
         out = []
-        for i, s in enumerate(self.seats):
+        for i, s in enumerate(self.state.seats):
             if s is None:
-                out.append(m.SeatInfo(seat=i, label=self.labels[i]))
+                out.append(m.SeatInfo(seat=i, label=self.state.labels[i]))
             else:
                 out.append(
                     m.SeatInfo(
                         seat=i,
-                        label=self.labels[i],
+                        label=self.state.labels[i],
                         player=m.Player(**s.player),
                         ready=s.ready,
                         connected=s.connected,
@@ -289,11 +287,11 @@ class Room:
     def seat_wires(self) -> list[dict[str, Any]]:
         """``seat_infos()`` as wire data, built directly (lobby updates, game starts)."""
         out: list[dict[str, Any]] = []
-        for i, s in enumerate(self.seats):
+        for i, s in enumerate(self.state.seats):
             out.append(
                 {
                     "seat": i,
-                    "label": self.labels[i],
+                    "label": self.state.labels[i],
                     "player": None if s is None else player_wire(s.player),
                     "ready": False if s is None else s.ready,
                     "connected": True if s is None else s.connected,
@@ -302,15 +300,15 @@ class Room:
         return out
 
     def spectator_count(self) -> int:
-        return sum(1 for r in self.members.values() if r == "spectator")
+        return sum(1 for r in self.state.members.values() if r == "spectator")
 
     def clock(self) -> m.Clock | None:
-        if self.match is None:
+        if self.state.match is None:
             return None
-        clocks = self.match.clocks(self._now())
+        clocks = self.state.match.clocks(self._now())
         if clocks is None:
             return None
-        return m.Clock(remaining_ms=clocks, running=self.match.to_move())
+        return m.Clock(remaining_ms=clocks, running=self.state.match.to_move())
 
     def _now(self) -> int:
         return int(self._loop.time() * 1000)
@@ -356,33 +354,34 @@ class Room:
 
     def _lobby_summary(self) -> dict[str, Any] | None:
         """The room's lobby entry as it is now; None if the room has none (private, closed)."""
-        if self.settings.private or self.closed:
+        if self.settings.private or self.state.closed:
             return None
         return self.summary_wire()
 
     def state_for(self, session: str | None, re: Any = None) -> m.RoomState:
         s = self.settings
         seat = None if session is None else self.seat_of(session)
-        role = self.members.get(session or "", "spectator")
+        role = self.state.members.get(session or "", "spectator")
         fields: dict[str, Any] = {"rules_version": game_class(s.game).version_of(s.rules)}
-        if self.match is not None:
-            g = self.match.game
+        match = self.state.match
+        if match is not None:
+            g = match.game
             fields = {
                 "rules_version": g.rules_version,
                 "setup": g.setup(),
                 "position": g.position(),
                 "view": g.view(),
-                "to_move": self.match.to_move(),
+                "to_move": self.state.match.to_move(),
                 "legal_moves": g.legal_moves() if self.playing else [],
                 "history": list(g.history),
                 "clock": self.clock(),
-                "result": None if self.match.result is None else self.match.result.to_dict(),
-                "record": self.record_id,
+                "result": None if match.result is None else match.result.to_dict(),
+                "record": self.state.record_id,
             }
         return m.RoomState(
             re=re,
             room=self.id,
-            seq=self.seq,
+            seq=self.state.seq,
             game=s.game,
             rules=s.rules,
             variant=s.variant,
@@ -390,20 +389,20 @@ class Room:
             time_control=s.time_control,
             rated=s.rated,
             private=s.private,
-            invite=s.invite if session in self.members and role == "player" else None,
+            invite=s.invite if session in self.state.members and role == "player" else None,
             status=self.status,  # type: ignore[arg-type]
             seats=self.seat_infos(),
             spectators=self.spectator_count(),
             you=seat,
             role=role,  # type: ignore[arg-type]
-            game_number=self.game_number,
-            rematch=sorted(self.rematch_offers),
+            game_number=self.state.game_number,
+            rematch=sorted(self.state.rematch_offers),
             **fields,
         )
 
     async def emit(self, cls: type[m.RoomEventBase], **fields: Any) -> None:
         """Log the event (it gets the next seq), then send it to every member."""
-        seq = self.seq + 1
+        seq = self.state.seq + 1
         await self._log_and_send(Outgoing.of(cls(room=self.id, seq=seq, **fields)), seq)
 
     async def emit_wire(
@@ -416,7 +415,7 @@ class Room:
         then exactly ``to_wire(cls(room=..., seq=..., **fields))`` (top-level nulls
         left out); ``tests/test_server_games.py`` checks the events of whole games.
         """
-        seq = self.seq + 1
+        seq = self.state.seq + 1
         wire: dict[str, Any] = {"type": type_, "room": self.id, "seq": seq}
         for key, value in fields.items():
             if value is not None:
@@ -448,24 +447,24 @@ class Room:
             wire, packed = {**wire, "request": self.request}, b""
         if hold or self._held:
             assert not (hold and lobby), "the lobby entry goes with the last event"
-            self._held.append((out, wire, packed, reply, list(self.members)))
-            self.seq = seq
+            self._held.append((out, wire, packed, reply, list(self.state.members)))
+            self.state.seq = seq
             if not hold:
                 await self._log_held(lobby)
             return
         await self._append([(wire, packed)], seq, (out.type,), lobby)
-        self.seq = seq
-        self._send(out, reply, list(self.members))
+        self.state.seq = seq
+        self._send(out, reply, list(self.state.members))
 
     async def _log_held(self, lobby: bool = False) -> None:
         """Log the held events in one round trip, then send each to its members."""
         held, self._held = self._held, []
-        first = self.seq - len(held) + 1
+        first = self.state.seq - len(held) + 1
         try:
             logged = [(wire, packed) for _, wire, packed, _, _ in held]
             await self._append(logged, first, [h[0].type for h in held], lobby)
         except BaseException:
-            self.seq = first - 1  # none of them is logged
+            self.state.seq = first - 1  # none of them is logged
             raise
         for out, _, _, reply, members in held:
             self._send(out, reply, members)
@@ -478,9 +477,9 @@ class Room:
         event, fenced by this node's lease."""
         summary = self._lobby_summary() if lobby else None
         meta = None
-        if self.arena.cluster is not None and any(t in MEMBERSHIP_EVENTS for t in types):
+        if not MEMBERSHIP_EVENTS.isdisjoint(types):
             meta = self._members_meta()  # the members as they are after the last one
-        owner = None if self.arena.cluster is None else self.arena.node
+        owner = self.arena.cluster.owner
         presence = self.arena.presence
         if len(logged) > 1:
             await presence.append_packed_many(self.id, logged, first, owner, meta, summary)
@@ -515,9 +514,9 @@ class Room:
     def _members_meta(self) -> dict[str, Any] | None:
         """What :meth:`_save_members` would store; None if nothing changed (seats live in
         the log) or there is nothing to save (one node, or the room closed)."""
-        if self.arena.cluster is None or self.closed:
+        if self.state.closed:
             return None
-        meta = room_meta(self, self.arena.node)
+        meta = self.arena.cluster.members_meta(self)
         return None if meta == self._saved_meta else meta
 
     # -- membership -------------------------------------------------------------------------
@@ -538,11 +537,11 @@ class Room:
         if role == "player":
             if player is None:
                 raise ProtocolError(ErrorCode.NOT_AUTHENTICATED, "log in to join as a player")
-            if self.members.get(session) != "player":
+            if self.state.members.get(session) != "player":
                 shown = player_wire(await self._with_rating(player))
                 self._apply(rs.PlayerJoined(session, shown))  # first: the joiner gets it too
                 await self.emit_wire("player_joined", player=shown, hold=hold)
-        elif session not in self.members:  # (a private room's invite was checked already)
+        elif session not in self.state.members:  # (a private room's invite was checked already)
             self._apply(rs.SpectatorJoined(session))
             await self._save_members()
             await self._lobby_update()
@@ -567,9 +566,9 @@ class Room:
 
     async def watch(self, session: str, since_seq: int | None, re: Any) -> None:
         """Add a spectator; send a snapshot, or the events after ``since_seq``."""
-        if self.settings.private and self.members.get(session) is None:
+        if self.settings.private and self.state.members.get(session) is None:
             raise ProtocolError(ErrorCode.FORBIDDEN, "a private room is watched by its invite code")
-        if session not in self.members:
+        if session not in self.state.members:
             self._apply(rs.SpectatorJoined(session))
             await self._save_members()
             await self._lobby_update()
@@ -582,13 +581,13 @@ class Room:
 
     async def catch_up(self, session: str, since_seq: int | None, re: Any) -> None:
         """Send the events after ``since_seq`` (or a snapshot when that is not possible)."""
-        if since_seq is None or since_seq > self.seq:
+        if since_seq is None or since_seq > self.state.seq:
             await self.send_state(session, re)
             return
         # The log holds each event's wire data as it was sent: it goes out as it is, a
         # chunk per turn of the event loop, so a long catch-up never holds up other rooms.
         # This room's own events wait in its inbox meanwhile, so the order is kept.
-        last, after = self.seq, since_seq
+        last, after = self.state.seq, since_seq
         while True:
             chunk = await self.arena.presence.read_events(
                 self.id, after_seq=after, limit=MAX_EVENTS
@@ -602,8 +601,8 @@ class Room:
             wire: dict[str, Any] = {"type": "catch_up"}
             if re is not None:
                 wire["re"] = re
-            if self.arena.cluster is not None:  # request ids (server.cluster) stay in the log
-                chunk = [e if "request" not in e else _public(e) for e in chunk]
+            # request ids (server.cluster) stay in the log
+            chunk = [e if "request" not in e else _public(e) for e in chunk]
             wire.update(room=self.id, events=chunk, more=more)
             self.arena.deliver(session, Outgoing(wire))
             if not more:
@@ -641,7 +640,7 @@ class Room:
         return shown
 
     async def _free_seat(self, seat: int, hold: bool = False) -> None:
-        st = self.seats[seat]
+        st = self.state.seats[seat]
         if st is None:
             return
         self._apply(rs.SeatFreed(seat))
@@ -657,7 +656,7 @@ class Room:
             assert isinstance(ev, rs.ReadyChanged)
             self._apply(ev)
             # the last ready starts the game: logged with game_started
-            starts = ready and all(s is not None and s.ready for s in self.seats)
+            starts = ready and all(s is not None and s.ready for s in self.state.seats)
             await self.emit_wire("ready_changed", seat=ev.seat, ready=ready, hold=starts)
         await self._maybe_start(require_ready=True)
 
@@ -665,7 +664,7 @@ class Room:
         """A member leaves; a seated player in a running game forfeits (``reason``): with
         three or more players they go out and the others play on, and a player out
         already changes nothing but their seat (ruling 3, :meth:`Match.forfeit`)."""
-        role = self.members.get(session)
+        role = self.state.members.get(session)
         if role is None:
             raise ProtocolError(ErrorCode.UNKNOWN_ROOM, "you are not in this room")
         seat = self.seat_of(session)
@@ -679,7 +678,7 @@ class Room:
             # the lobby entry goes with the event, unless the room closes (below): then
             # room_closed follows, logged with it
             stays = self.playing or any(
-                r == "player" for s, r in self.members.items() if s != session
+                r == "player" for s, r in self.state.members.items() if s != session
             )
             await self.emit_wire("player_left", name=name, lobby=stays, hold=not stays)
         self._apply(rs.MemberLeft(session))  # (after: the leaver hears of it too)
@@ -691,17 +690,17 @@ class Room:
     async def _after_membership_change(self, lobby_done: bool = False) -> None:
         """Close the room if no player is left, else update its lobby entry (unless the
         event of the change did already: ``lobby_done``)."""
-        if not any(r == "player" for r in self.members.values()) and not self.playing:
+        if not any(r == "player" for r in self.state.members.values()) and not self.playing:
             await self.close("empty")
         elif not lobby_done:
             await self._lobby_update()
 
     async def close(self, reason: str) -> None:
-        if self.closed:
+        if self.state.closed:
             return
         self._cancel_deadline()
         await self.emit_wire("room_closed", reason=reason)
-        members = list(self.members)
+        members = list(self.state.members)
         self._apply(rs.RoomClosed())
         for session in members:
             self.arena.forget_room(session, self.id)
@@ -713,7 +712,7 @@ class Room:
         seat = self.seat_of(session)
         if seat is None:
             return
-        st = self.seats[seat]
+        st = self.state.seats[seat]
         assert st is not None
         if st.connected:
             self._apply(rs.ConnectionChanged(seat, False))
@@ -728,7 +727,7 @@ class Room:
         seat = self.seat_of(session)
         if seat is None:
             return
-        st = self.seats[seat]
+        st = self.state.seats[seat]
         assert st is not None
         if not st.connected:
             self._apply(rs.ConnectionChanged(seat, True))
@@ -736,7 +735,7 @@ class Room:
 
     async def session_gone(self, session: str) -> None:
         """The grace period ran out: the member is gone for good (abandonment if playing)."""
-        if session in self.members:
+        if session in self.state.members:
             await self.leave(session, reason="abandon")
 
     # -- the game -----------------------------------------------------------------------------
@@ -751,20 +750,20 @@ class Room:
     async def _start_game(self, ev: rs.GameStarted) -> None:
         s = self.settings
         outcome = self._apply(ev)
-        match = self.match
+        match = self.state.match
         assert match is not None
         players = list(match.players)
         g = match.game
         # game_started as wire data, built directly: exactly to_wire(GameStarted(...))
         # (tests/test_server_games.py compares every logged event with its model's wire)
-        seq = self.seq + 1
+        seq = self.state.seq + 1
         to_move = match.to_move()
         position, view, legal = g.position_view_moves()
         wire: dict[str, Any] = {
             "type": "game_started",
             "room": self.id,
             "seq": seq,
-            "game_number": self.game_number,
+            "game_number": self.state.game_number,
             "seats": self.seat_wires(),
             "setup": g.setup(),
             "position": position,
@@ -779,7 +778,7 @@ class Room:
         await self._log_and_send(Outgoing(wire), seq, lobby=True)
         self.arena.metrics.games_started.labels(s.game).inc()
         self.arena.metrics.games_live.inc()
-        self.log.info("game_started", game=s.game, number=self.game_number, players=players)
+        self.log.info("game_started", game=s.game, number=self.state.game_number, players=players)
         await self._log_outcome(outcome)  # (a deal nobody can move in: game_over updates it)
 
     async def move(self, session: str, move: str, re: Any = None) -> None:
@@ -790,7 +789,7 @@ class Room:
         await self._log_outcome(outcome, None if re is None else (session, re))
         if outcome[0]["type"] != "move":  # a flag fell before the move arrived: not played
             seat = ev.seat  # type: ignore[union-attr]
-            if self.match.over or seat in self.match.game.eliminated():  # type: ignore[union-attr]
+            if self.state.match.over or seat in self.state.match.game.eliminated():  # type: ignore[union-attr]
                 raise ProtocolError(ErrorCode.GAME_OVER, "time ran out before the move arrived")
             # (3-4 players) another player's time ran out first and the game goes on:
             # the move was sent out of turn; player_eliminated says who is to move now
@@ -806,7 +805,7 @@ class Room:
         await self._log_outcome(self._apply(rs.Forfeit(seat, reason, self._now())))
 
     async def _on_deadline(self) -> None:
-        if self.match is not None:
+        if self.state.match is not None:
             await self._log_outcome(self._apply(rs.FlagCheck(self._now())))
 
     async def _log_outcome(self, events: list[dict[str, Any]], reply: tuple | None = None) -> None:
@@ -814,11 +813,11 @@ class Room:
 
         ``reply`` (session, request id): the ``move_made`` of that session's move is its reply.
         """
-        assert self.match is not None
+        assert self.state.match is not None
         for ev in events:
             if ev["type"] == "move":
                 self._moves_metric.inc()
-                seq = self.seq + 1
+                seq = self.state.seq + 1
                 await self._log_and_send(Outgoing(self.move_wire(seq, ev)), seq, reply)
             elif ev["type"] == "eliminated":
                 # ruling 3: a forfeit with two others or more still in; the game goes on
@@ -838,9 +837,9 @@ class Room:
         left out), without building and dumping a model for every move;
         ``tests/test_server_games.py`` checks the two agree on every event.
         """
-        assert self.match is not None
-        g = self.match.game
-        over = self.match.over or g.is_over()
+        assert self.state.match is not None
+        g = self.state.match.game
+        over = self.state.match.over or g.is_over()
         position, view, legal = g.position_view_moves()
         wire: dict[str, Any] = {
             "type": "move_made",
@@ -862,9 +861,9 @@ class Room:
     def eliminated_fields(self, ev: dict[str, Any]) -> dict[str, Any]:
         """The ``player_eliminated`` event's fields for the match's ``eliminated`` event
         (the position as it is now: the event is applied before the next one happens)."""
-        assert self.match is not None
-        g = self.match.game
-        over = self.match.over or g.is_over()
+        assert self.state.match is not None
+        g = self.state.match.game
+        over = self.state.match.over or g.is_over()
         position, view, legal = g.position_view_moves()
         clock = None
         if ev["clocks"] is not None:
@@ -882,9 +881,9 @@ class Room:
 
     def arm_deadline(self) -> None:
         self._cancel_deadline()
-        if self.match is None or self.closed:
+        if self.state.match is None or self.state.closed:
             return
-        deadline = self.match.deadline_ms()
+        deadline = self.state.match.deadline_ms()
         if deadline is not None:
             self._deadline = self._loop.call_at(
                 deadline / 1000, lambda: self.post(self._on_deadline)
@@ -898,25 +897,25 @@ class Room:
     async def finish_unfinished(self) -> None:
         """Rate and record a game that ended without its ``game_over`` logged (a restore)."""
         if self.state.unfinished:
-            assert self.match is not None and self.match.result is not None
-            await self._finish(self.match.result)
+            assert self.state.match is not None and self.state.match.result is not None
+            await self._finish(self.state.match.result)
 
     async def _finish(self, result: Result) -> None:
-        assert self.match is not None
+        assert self.state.match is not None
         s = self.settings
         self._cancel_deadline()
-        record_id = f"{self.id}-{self.game_number}"
+        record_id = f"{self.id}-{self.state.game_number}"
         changes: list[dict[str, Any]] = []
         if s.rated and result.reason != "aborted":
             changes = await self._rate(result)
         finished = now_ms()
-        record = self.match.record_dict()
+        record = self.state.match.record_dict()
         record["room"] = self.id
         await self.arena.records.save(
             record_id,
             {
                 "game": s.game,
-                "players": list(self.match.players),
+                "players": list(self.state.match.players),
                 "data": record,
                 "rated": s.rated,
                 "ratings": changes,
@@ -927,7 +926,7 @@ class Room:
         self._apply(rs.GameOver(result.to_dict(), changes, record_id, self._now()))
         await self.emit_wire(
             "game_over",
-            game_number=self.game_number,
+            game_number=self.state.game_number,
             result=result.to_dict(),
             ratings=changes,
             record=record_id,
@@ -935,17 +934,18 @@ class Room:
         )
         self.arena.metrics.games_finished.labels(s.game, result.reason).inc()
         self.arena.metrics.games_live.dec()
-        self.log.info("game_over", number=self.game_number, result=result.to_dict())
+        self.log.info("game_over", number=self.state.game_number, result=result.to_dict())
 
     async def _rate(self, result: Result) -> list[dict[str, Any]]:
         """Rate the game; the changes as protocol ``RatingChange`` wire data."""
         presence = self.arena.presence
         game = self.settings.game
-        names = list(self.match.players)  # type: ignore[union-attr]
-        started = self.started_players + [None] * (len(names) - len(self.started_players))
+        names = list(self.state.match.players)  # type: ignore[union-attr]
+        started = list(self.state.started_players)
+        started += [None] * (len(names) - len(started))
         players = [
             st.player if st is not None and st.player["name"] == n else p
-            for st, n, p in zip(self.seats, names, started, strict=False)
+            for st, n, p in zip(self.state.seats, names, started, strict=False)
         ]
         before = [Rating.from_dict(await presence.get_rating(game, n)) for n in names]
         after = rate_game(before, result)
@@ -973,7 +973,7 @@ class Room:
                 await self._start_game(ev)
 
     async def chat(self, session: str, name: str, text: str) -> None:
-        role = self.members.get(session)
+        role = self.state.members.get(session)
         if role is None:
             raise ProtocolError(ErrorCode.UNKNOWN_ROOM, "join the room to chat in it")
         await self.emit(m.ChatMessage, name=name, text=text, spectator=role == "spectator")

@@ -43,7 +43,7 @@ async def test_a_player_who_reached_the_limit_while_queued_is_told_and_the_other
         mo, mt = await other.next(type="matched"), await third.next(type="matched")
         assert mo.room == mt.room
         assert [x for x in full.received if x.type == "matched"] == []
-        assert a._player_rooms(a.sessions[full.session]) == 1
+        assert a.registry.player_rooms(a.sessions[full.session]) == 1
 
 
 async def test_quick_match_pairs_only_the_same_time_control(arena: Any) -> None:

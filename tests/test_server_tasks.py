@@ -75,12 +75,12 @@ async def test_a_session_save_cancelled_before_its_first_step_lets_its_waiters_g
     ann = await arena.client("ann")
     session = server.sessions[ann.session]
     before = set(server._background)
-    saved = server._save_session_soon(session)
+    saved = server.session_service.save_soon(session)
     (task,) = set(server._background) - before
     task.cancel()  # before its first step: it never took the batch
     async with asyncio.timeout(5):
         await asyncio.shield(saved)
-        again = server._save_session_soon(session)
+        again = server.session_service.save_soon(session)
         assert again is not saved
         await asyncio.shield(again)
-    assert server._saving is None and not server._unsaved
+    assert server.session_service._saving is None and not server.session_service._unsaved

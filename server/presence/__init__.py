@@ -1,7 +1,7 @@
 """Presence: the shared state of the arena behind one async interface.
 
 :func:`open_presence` picks the implementation from a URL: ``memory://`` (the
-default, one node) or, once it exists, ``redis://...`` (many nodes).
+default, one node) or ``redis://...`` (many nodes, :attr:`Presence.shared`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ def open_presence(url: str | None = None, prefix: str = "arena:") -> Presence:
         return MemoryPresence(prefix=prefix)
     if url.startswith(("redis://", "rediss://", "unix://")):
         try:
-            from server.presence.redis import RedisPresence  # type: ignore[import-not-found]
+            from server.presence.redis import RedisPresence
         except ImportError as exc:
             raise PresenceError("this build has no Redis presence") from exc
         return RedisPresence(url, prefix=prefix)

@@ -92,6 +92,8 @@ class Presence(ABC):
 
     #: key prefix, so several deployments or test runs can share one store
     prefix: str = ""
+    #: several nodes can share this store (it has a node bus: ``publish_node``)
+    shared: bool = False
 
     async def start(self) -> None:  # noqa: B027 - optional hook
         """Connect; the memory store needs nothing."""

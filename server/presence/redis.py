@@ -418,6 +418,8 @@ class RedisSubscription(Subscription):
 class RedisPresence(Presence):
     """Presence shared through Redis; see the module docstring for the key layout."""
 
+    shared = True
+
     def __init__(
         self,
         url: str,

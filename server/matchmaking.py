@@ -1,0 +1,196 @@
+"""Quick match: queues in presence keyed by game, rules, clock and rating mode; pairs of
+close ratings (the gap widens as they wait) get a room of two that starts when seated."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from typing import Any
+
+import structlog
+
+from engine.base import SetupError
+from protocol import messages as m
+from protocol.codec import to_wire
+from protocol.errors import ErrorCode, ProtocolError
+from server.connection import Connection
+from server.host import Handler, Host
+from server.ratings import Rating
+from server.sessions import Session
+from server.tasks import checkpoint
+
+log = structlog.get_logger("arena.server")
+
+
+class Matchmaker:
+    """Quick-match requests and the pairing loop."""
+
+    def __init__(self, arena: Host) -> None:
+        self.arena = arena
+        self._match_now = asyncio.Event()
+
+    def handlers(self) -> dict[str, Handler]:
+        return {
+            "quick_match": self.on_quick_match,
+            "cancel_quick_match": self.on_cancel_quick_match,
+        }
+
+    @staticmethod
+    def _queue_key(game: str, rules: str, variant: str, tc: Any, rated: bool) -> str:
+        w = to_wire(tc)
+        clock = ",".join(f"{k}={w[k]}" for k in sorted(w))
+        return f"{game}/{rules}/{variant}/{clock}/{'rated' if rated else 'casual'}"
+
+    async def on_quick_match(self, conn: Connection, msg: m.QuickMatch) -> None:
+        s = self.arena.session_service.of_conn(conn)
+        rules, variant = self.arena.registry.check_game(msg.game, msg.rules, msg.variant)
+        try:  # the room a pairing opens (two seats, no options) must be able to start
+            self.arena.registry.seating(msg.game, rules, variant, 2, {})
+        except SetupError as exc:
+            raise ProtocolError(ErrorCode.BAD_SETUP, str(exc)) from None
+        if msg.rated and s.player and s.player.get("guest"):
+            raise ProtocolError(ErrorCode.FORBIDDEN, "rated games need a claimed name (a token)")
+        if self.arena.registry.player_rooms(s) >= self.arena.config.max_rooms_per_player:
+            raise ProtocolError(ErrorCode.TOO_MANY_ROOMS, "you are in too many rooms")
+        if s.queue is not None:
+            await self.arena.presence.queue_cancel(s.queue, s.id)
+        key = self._queue_key(msg.game, rules, variant, msg.time_control, msg.rated)
+        rating = Rating.from_dict(await self.arena.presence.get_rating(msg.game, s.player["name"]))  # type: ignore[index]
+        s.queue = key
+        await self.arena.presence.queue_add(
+            key,
+            s.id,
+            rating.rating,
+            {
+                "since": time.monotonic(),
+                "game": msg.game,
+                "rules": rules,
+                "variant": variant,
+                "time_control": to_wire(msg.time_control),
+                "rated": msg.rated,
+            },
+        )
+        waiting = len(await self.arena.presence.queue_list(key))
+        conn.send(
+            m.Queued(
+                re=msg.id,
+                game=msg.game,
+                rules=rules,
+                variant=variant,
+                time_control=msg.time_control,
+                waiting=waiting,
+            )
+        )
+        self._match_now.set()
+
+    async def on_cancel_quick_match(self, conn: Connection, msg: m.CancelQuickMatch) -> None:
+        s = self.arena.session_service.of_conn(conn)
+        if s.queue is not None:
+            await self.arena.presence.queue_cancel(s.queue, s.id)
+            s.queue = None
+        conn.send(m.Ack(re=msg.id))
+
+    async def run(self) -> None:
+        """Pair queued players: at once when someone queues, and every second (gaps widen)."""
+        while True:
+            checkpoint()  # (a cancellation lost in redis-py: server.tasks)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(1.0):
+                    await self._match_now.wait()
+            self._match_now.clear()
+            queues = {s.queue for s in self.arena.sessions.values() if s.queue is not None}
+            for key in queues:
+                try:
+                    await self._pair_queue(key)
+                except Exception:
+                    log.exception("matchmaking_failed", queue=key)
+
+    async def _pair_queue(self, key: str) -> None:
+        while True:
+            entries = await self.arena.presence.queue_list(key)
+            if len(entries) < 2:
+                return
+            oldest = min(e["data"]["since"] for e in entries)
+            waited = max(0.0, time.monotonic() - oldest)
+            gap = self.arena.config.match_gap + self.arena.config.match_widen_per_s * waited
+            pair = await self.arena.presence.queue_pop_pair(key, max_gap=gap)
+            if pair is None:
+                return
+            await self._start_matched(pair)
+
+    async def _start_matched(self, pair: tuple[dict[str, Any], dict[str, Any]]) -> None:
+        a, b = pair
+        sa, sb = self.arena.sessions.get(a["player"]), self.arena.sessions.get(b["player"])
+        if sa is None or sb is None:  # queued on another node (several nodes)
+            sa = sa or await self.arena.cluster.remote_session(a["player"], sb)
+            sb = sb or await self.arena.cluster.remote_session(b["player"], sa)
+        live = [x for x in (sa, sb) if x is not None and x.conn is not None]
+        if len(live) < 2:  # someone left meanwhile: put the other back
+            for entry, s in ((a, sa), (b, sb)):
+                if s is not None and s.conn is not None:
+                    await self.arena.presence.queue_add(
+                        s.queue or "", s.id, entry["rating"], entry["data"]
+                    )
+            return
+        assert sa is not None and sb is not None
+        limit = self.arena.config.max_rooms_per_player
+        full = [x for x in (sa, sb) if self.arena.registry.player_rooms(x) >= limit]
+        if full:  # joined rooms while queued: out of the queue; the other waits on
+            for entry, s in ((a, sa), (b, sb)):
+                if s in full:
+                    s.queue = None
+                    s.conn.send(  # type: ignore[union-attr]
+                        m.Error(
+                            code=ErrorCode.TOO_MANY_ROOMS,
+                            message="you are in too many rooms: you left the quick-match queue",
+                        )
+                    )
+                else:
+                    await self.arena.presence.queue_add(
+                        s.queue or "", s.id, entry["rating"], entry["data"]
+                    )
+            return
+        try:
+            await self._seat_matched(a, sa, sb)
+        except Exception as exc:  # both were dequeued: they must hear of it
+            code = exc.code if isinstance(exc, ProtocolError) else ErrorCode.INTERNAL
+            log.exception("matchmaking_failed", code=str(code))
+            for s in (sa, sb):
+                s.queue = None
+                if s.conn is not None:
+                    s.conn.send(
+                        m.Error(code=code, message="quick match failed: please queue again")
+                    )
+
+    async def _seat_matched(self, a: dict[str, Any], sa: Session, sb: Session) -> None:
+        d = a["data"]
+        tc = m.RoomSummary.model_validate(
+            {
+                "room": "x",
+                "game": d["game"],
+                "rules": d["rules"],
+                "variant": d["variant"],
+                "seats": [],
+                "time_control": d["time_control"],
+                "rated": d["rated"],
+                "status": "waiting",
+            }
+        ).time_control
+        order = [sa, sb] if secrets.randbelow(2) else [sb, sa]
+        room = await self.arena.registry.create_room(
+            order[0], d["game"], d["rules"], d["variant"], {}, 2, tc, d["rated"], False, True
+        )
+        for s in order:
+            s.queue = None
+            await room.ask(room.join, s.id, s.player, "player", None, False)
+            s.rooms.add(room.id)
+            await self.arena.session_service.save(s)
+        for seat, s in enumerate(order):
+            if s.conn is not None:
+                s.conn.send(m.Matched(room=room.id, seat=seat))
+        for seat, s in enumerate(order):
+            await room.ask(room.take_seat, s.id, s.player, seat)
+        for s in order:  # the snapshot after the seats: it has `you` (and the game started)
+            await room.ask(room.send_state, s.id, None)
