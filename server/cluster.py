@@ -742,11 +742,12 @@ class Cluster:
         return None if owner is None else RemoteRoom(self, room_id, owner)
 
     # -- takeover ---------------------------------------------------------------------------------
-    async def take_over(self, room_id: str) -> Room | None:
+    async def take_over(self, room_id: str, quiet: bool = False) -> Room | None:
         """Become the room's authority if its lease is free: restore it from its log.
 
         Never while this node shuts down: a request forwarded between the release of its
-        leases and the end would take a room back, to hold it until the lease lapsed."""
+        leases and the end would take a room back, to hold it until the lease lapsed.
+        ``quiet``: not logged room by room (a restart restores them all, server.restore)."""
         if self.arena.stopping:
             return None
         lock = self._locks.setdefault(room_id, asyncio.Lock())
@@ -790,7 +791,7 @@ class Cluster:
             arena.metrics.takeovers.inc()
             arena.metrics.takeover_seconds.observe(took)
             self.takeovers.append({"room": room_id, "from": previous, "seq": room.seq})
-            room.log.info(
+            (room.log.debug if quiet else room.log.info)(
                 "room_taken_over",
                 previous_node=previous,
                 seq=room.seq,

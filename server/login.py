@@ -109,6 +109,9 @@ class Login:
         client restarted: it has no seq to give)."""
         sessions = self.arena.session_service
         await sessions.keep(held)  # before any change: a failure here changes nothing
+        if not held.token:  # restored after a restart (server.restore): a new resume token
+            held.token = secrets.token_urlsafe(24)
+            await self.arena.presence.create_session(held.id, held.token, held.data(), 86400)
         sessions.attach(conn, held, {})  # at once: a resume coming later replaces this one
         await sessions.end_fresh(fresh, held)
         reply = m.LoggedIn(
@@ -138,6 +141,8 @@ class Login:
             raise ProtocolError(ErrorCode.UNKNOWN_SESSION, "no such session (or it expired)")
         # before any change: a failure here changes nothing
         await self.arena.session_service.keep(old)
+        if not old.token:  # restored after a restart (server.restore): the token proved it
+            old.token = msg.token
         fresh = self.arena.sessions.get(conn.session or "")
         cursors = {c.room: c.seq for c in msg.rooms}
         # at once (its expiry cancelled), as a takeover

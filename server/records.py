@@ -1,4 +1,5 @@
-"""Finished games' records: kept in presence and written as JSON files under --data-dir.
+"""Finished games' records: kept in presence and, with the memory store, written as JSON
+files under --data-dir (the SQLite store keeps them in its database: no files then).
 
 Each record is one file, ``DATA_DIR/records/<game_id>.json``, written atomically
 (temporary file, fsync, rename) in a worker thread so the event loop never

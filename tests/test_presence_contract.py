@@ -1,4 +1,4 @@
-"""One contract for every presence implementation (memory now, Redis later).
+"""One contract for every presence implementation: memory, SQLite and Redis.
 
 To add an implementation, add one entry to :data:`IMPLEMENTATIONS`: a factory
 ``(request, prefix) -> async context manager yielding a started Presence``. The
@@ -47,9 +47,23 @@ async def _redis(request: pytest.FixtureRequest, prefix: str) -> AsyncIterator[P
         delete_prefix(url, prefix)
 
 
+@contextlib.asynccontextmanager
+async def _sqlite(request: pytest.FixtureRequest, prefix: str) -> AsyncIterator[Presence]:
+    from server.presence.sqlite import SqlitePresence
+
+    tmp = request.getfixturevalue("tmp_path")
+    presence = SqlitePresence(tmp / "data", prefix=prefix)
+    await presence.start()
+    try:
+        yield presence
+    finally:
+        await presence.close()
+
+
 IMPLEMENTATIONS: dict[str, Callable[[pytest.FixtureRequest, str], Any]] = {
     "memory": _memory,
     "redis": _redis,
+    "sqlite": _sqlite,
 }
 
 

@@ -43,6 +43,7 @@ class Serve:
 
     def __init__(self) -> None:
         argv = [sys.executable, "-m", "clients.cli", "serve", "--host", "127.0.0.1", "--port", "0"]
+        argv += ["--store", "memory"]  # (nothing to keep; SQLite by default)
         self.proc = subprocess.Popen(
             [*argv, "--log-format", "json"],
             cwd=ROOT,

@@ -10,7 +10,7 @@ from clients.client import Client
 
 
 async def test_log_lines_carry_connection_session_and_room_ids() -> None:
-    node = await start_node(serve_command("--grace", "30"))
+    node = await start_node(serve_command("--grace", "30", "--store", "memory"))
     try:
         ann, bob = Client(node.url), Client(node.url)
         await ann.connect()

@@ -55,8 +55,9 @@ async def finished_game(url: str) -> tuple[str, list[str], Client]:
 
 @pytest.mark.timeout(60)
 async def test_restart_with_the_same_data_dir_keeps_records(tmp_path: Path) -> None:
+    """The memory store with --data-dir: records are still written there as files."""
     data = str(tmp_path / "data")
-    async with arena_serve("--data-dir", data) as first:
+    async with arena_serve("--store", "memory", "--data-dir", data) as first:
         record_id, moves, ann = await finished_game(first.url)
         first.proc.send_signal(signal.SIGTERM)
         bye = await ann.next(type="goodbye")
@@ -68,7 +69,7 @@ async def test_restart_with_the_same_data_dir_keeps_records(tmp_path: Path) -> N
         assert all("timestamp" in e and "level" in e for e in first.lines)
         assert any(e.get("room") and e["event"] == "game_over" for e in first.lines)
     assert (Path(data) / "records" / f"{record_id}.json").exists()
-    async with arena_serve("--data-dir", data) as second:
+    async with arena_serve("--store", "memory", "--data-dir", data) as second:
         async with Client(second.url) as reader:
             rec = await reader.get_record(record_id)
             assert rec.data.moves == moves

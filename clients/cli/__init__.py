@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "collecto": ("clients.cli.collecto_cmd", "Collecto boards, legal moves, applying moves"),
     "demo": ("clients.cli.demo_cmd", "watch two engine bots play a game, all in this process"),
     "serve": ("server.cli", "run the game server"),
+    "admin": ("server.admin_cli", "back up, restore or export a server's data dir"),
     "play": ("clients.cli.play_cmd", "play on a server from the terminal"),
     "bot": ("clients.cli.bot_cmd", "connect an AI player (or any program) to a server"),
     "tournament": ("clients.cli.tournament_cmd", "run a tournament between AI players"),

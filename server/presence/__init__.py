@@ -1,7 +1,8 @@
 """Presence: the shared state of the arena behind one async interface.
 
-:func:`open_presence` picks the implementation from a URL: ``memory://`` (the
-default, one node) or ``redis://...`` (many nodes, :attr:`Presence.shared`).
+:func:`open_presence` picks the implementation from a URL: ``memory://`` (one node,
+nothing kept), ``sqlite:DATA_DIR`` (one node, everything kept on disk: what
+``arena serve`` uses by default) or ``redis://...`` (many nodes, :attr:`Presence.shared`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ def open_presence(url: str | None = None, prefix: str = "arena:") -> Presence:
         from server.presence.memory import MemoryPresence
 
         return MemoryPresence(prefix=prefix)
+    if url.startswith("sqlite:"):
+        from server.presence.sqlite import SqlitePresence
+
+        return SqlitePresence(url.removeprefix("sqlite:"), prefix=prefix)
     if url.startswith(("redis://", "rediss://", "unix://")):
         try:
             from server.presence.redis import RedisPresence

@@ -2,9 +2,9 @@
 
 Sessions, name claims, the lobby, the room registry with ownership leases, each
 room's event log, event fan-out, quick-match queues, ratings and game records.
-The default implementation keeps them in process memory
-(:mod:`server.presence.memory`); a Redis implementation lets several nodes
-share them. So that both behave alike, the interface promises only this:
+One node keeps them in SQLite by default (:mod:`server.presence.sqlite`, durable)
+or in process memory (:mod:`server.presence.memory`); a Redis implementation lets
+several nodes share them. So that both behave alike, the interface promises only this:
 
 - every method is ``async`` and may fail with :class:`PresenceError` (a storage
   outage), which the server answers with a typed error, never a hang;

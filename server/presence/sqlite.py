@@ -1,0 +1,381 @@
+"""Durable presence for a single node: SQLite (WAL) in a data dir, nothing else to run.
+
+What a restart must find again is kept in SQLite: sessions, name claims, the lobby,
+rooms' settings and members, rooms' event logs, ratings and records. It is also kept
+in memory (this class *is* a :class:`MemoryPresence`, which it writes through), so
+reads cost what they cost in memory; records alone are read from the database (there
+may be many, and nothing but ``get_record`` needs them).
+
+**Durability.** Every method that changes something returns once the change is on
+disk: its statements join the current loop step's batch, and the writer thread
+commits each batch (several, under load) with one fsync (:mod:`.sqlite_writer`).
+So a room acknowledges a move, and announces a record (``game_over.record``), only
+once it is on disk. A room's log read back (``read_events``, ``last_seq``) holds
+only events on disk, so no catch-up shows an event a crash could still lose.
+
+**A cluster of one.** The store also carries the node bus of :mod:`server.cluster`
+(in process: there is only this node) and room leases (in memory: the data dir's
+lock guarantees no other node, so at start the previous run's leases are simply
+gone, i.e. taken over). A restarted node restores every room from its log through
+the cluster's takeover, the same code as a takeover in Redis mode.
+
+Quick-match queues are not kept: a restart drops every connection, and a dropped
+connection leaves its queue (as it always has).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import msgpack
+import structlog
+
+from server.presence.base import JSON, Subscription, name_key, secret_hash
+from server.presence.memory import MemoryPresence, MemorySubscription
+from server.presence.sqlite_records import import_record_files, record_statements
+from server.presence.sqlite_schema import (
+    DB_NAME,
+    DataDirError,
+    dumps,
+    lock_data_dir,
+    open_database,
+    unlock_data_dir,
+)
+from server.presence.sqlite_writer import GroupCommit
+
+log = structlog.get_logger("arena.store")
+
+F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
+
+
+def durable(fn: F) -> F:
+    """The decorated change returns once it is on disk. Changes made by other changes
+    (``open_room`` puts the room) join their caller's batch: one wait for all."""
+
+    @functools.wraps(fn)
+    async def wrapper(self: SqlitePresence, *args: Any, **kwargs: Any) -> Any:
+        self._writer_or_fail().check()
+        self._depth += 1
+        try:
+            result = await fn(self, *args, **kwargs)
+        finally:
+            self._depth -= 1
+        if self._depth == 0:
+            pending = self._writer_or_fail().current()
+            if pending is not None:
+                await asyncio.shield(pending)
+        return result
+
+    return wrapper  # type: ignore[return-value]
+
+
+class SqlitePresence(MemoryPresence):
+    #: records live in the store, on disk: server.records writes no files of its own
+    durable_records = True
+    #: it carries a node bus, so the server runs server.cluster on it: a cluster of one
+    shared = True
+
+    def __init__(self, data_dir: str | os.PathLike[str], prefix: str = "") -> None:
+        super().__init__(prefix=prefix)
+        self.data_dir = Path(data_dir)
+        self._lock_fd: int | None = None
+        self._conn: sqlite3.Connection | None = None
+        self._reader: sqlite3.Connection | None = None
+        self._writer: GroupCommit | None = None
+        self._depth = 0
+        #: room -> events on disk (the memory log may hold more, being committed)
+        self._on_disk: dict[str, int] = {}
+        self._record_n = 0
+        self._node_subs: dict[str, set[MemorySubscription]] = {}
+        self._nodes: dict[str, float] = {}
+        #: how long opening took, and what it found (logged by the server)
+        self.opened: dict[str, Any] = {}
+
+    # -- lifecycle ----------------------------------------------------------------------
+    async def start(self) -> None:
+        if self._writer is not None:
+            return
+        await asyncio.to_thread(self._open)
+        assert self._conn is not None
+        self._writer = GroupCommit(self._conn, asyncio.get_running_loop())
+
+    def _open(self) -> None:
+        t0 = time.perf_counter()
+        self._lock_fd = lock_data_dir(self.data_dir)
+        try:
+            self._conn = open_database(self.data_dir)
+            imported = import_record_files(self._conn, self.data_dir)
+            self._load()
+        except DataDirError:
+            self._release()
+            raise
+        except (sqlite3.DatabaseError, ValueError) as exc:  # a damaged row, say
+            self._release()
+            raise DataDirError(
+                f"data dir {self.data_dir}: its database cannot be read ({exc}); "
+                "restore it from a backup (arena admin restore) or move it away"
+            ) from None
+        except OSError as exc:  # the old records folder could not be taken in
+            self._release()
+            raise DataDirError(f"data dir {self.data_dir}: {exc}") from None
+        self.opened = {
+            "sessions": len(self._sessions),
+            "rooms": len(self._rooms),
+            "events": sum(self._on_disk.values()),
+            "records_imported": imported,
+            "open_ms": round((time.perf_counter() - t0) * 1000, 1),
+        }
+
+    def _release(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        if self._lock_fd is not None:
+            unlock_data_dir(self._lock_fd)
+            self._lock_fd = None
+
+    async def close(self) -> None:
+        await super().close()
+        for subs in self._node_subs.values():
+            for sub in list(subs):
+                await sub.close()
+        if self._writer is not None:
+            await self._writer.close()
+            self._writer = None
+        self._release()
+
+    def _writer_or_fail(self) -> GroupCommit:
+        if self._writer is None:
+            raise DataDirError("the store is not open")
+        return self._writer
+
+    def _write(self, sql: str, *params: Any) -> None:
+        self._writer_or_fail().write(sql, params)
+
+    # -- loading --------------------------------------------------------------------------
+    def _load(self) -> None:
+        """Everything but records into memory, as the previous run left it."""
+        conn = self._conn
+        assert conn is not None
+        now, mono = time.time(), time.monotonic()
+        conn.execute("DELETE FROM sessions WHERE expires <= ?", (now,))
+        for sid, token_hash, data, expires in conn.execute("SELECT * FROM sessions"):
+            self._sessions[sid] = (json.loads(data), mono + (expires - now))
+            self._tokens[token_hash] = sid
+            self._token_of[sid] = token_hash
+        self._names.update(conn.execute("SELECT key, secret_hash FROM names"))
+        self._lobby.update(conn.execute("SELECT room_id, packed FROM lobby"))
+        for room_id, meta in conn.execute("SELECT room_id, meta FROM rooms"):
+            self._rooms[room_id] = json.loads(meta)
+        for room_id, seq, packed in conn.execute("SELECT * FROM events ORDER BY room_id, seq"):
+            log_ = self._events[room_id]
+            if seq != len(log_) + 1:
+                raise DataDirError(f"data dir {self.data_dir}: room {room_id}'s log has a gap")
+            log_.append(packed)
+        self._on_disk = {r: len(events) for r, events in self._events.items()}
+        for game, player, data in conn.execute("SELECT * FROM ratings"):
+            self._ratings[game][player] = json.loads(data)
+        self._record_n = conn.execute("SELECT coalesce(max(n), 0) FROM records").fetchone()[0]
+
+    # -- what a restarted node restores (server.restore) ------------------------------------
+    async def live_sessions(self) -> list[tuple[str, JSON]]:
+        """Every live session's ``(id, data)``."""
+        return [(sid, d) for sid in list(self._sessions) if (d := await self.get_session(sid))]
+
+    async def room_ids(self) -> list[str]:
+        """Every room with settings in the store (open when the last run ended)."""
+        return sorted(self._rooms)
+
+    # -- sessions -------------------------------------------------------------------------
+    @durable
+    async def create_session(self, session_id: str, token: str, data: JSON, ttl: float) -> None:
+        await super().create_session(session_id, token, data, ttl)
+        self._write(
+            "INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?)",
+            session_id,
+            secret_hash(token),
+            dumps(data),
+            time.time() + ttl,
+        )
+
+    @durable
+    async def update_session(self, session_id: str, data: JSON) -> bool:
+        if not await super().update_session(session_id, data):
+            return False
+        self._write("UPDATE sessions SET data = ? WHERE id = ?", dumps(data), session_id)
+        return True
+
+    update_sessions = durable(MemoryPresence.update_sessions)
+
+    @durable
+    async def touch_session(self, session_id: str, ttl: float) -> bool:
+        if not await super().touch_session(session_id, ttl):
+            return False
+        self._write("UPDATE sessions SET expires = ? WHERE id = ?", time.time() + ttl, session_id)
+        return True
+
+    @durable
+    async def end_session(self, session_id: str) -> None:
+        await super().end_session(session_id)
+        self._write("DELETE FROM sessions WHERE id = ?", session_id)
+
+    # -- names ------------------------------------------------------------------------------
+    @durable
+    async def claim_name(self, name: str, secret: str) -> bool:
+        new = name_key(name) not in self._names
+        ok = await super().claim_name(name, secret)
+        if new:
+            self._write("INSERT INTO names VALUES (?, ?)", name_key(name), secret_hash(secret))
+        return ok
+
+    # -- lobby ------------------------------------------------------------------------------
+    @durable
+    async def lobby_upsert(self, room_id: str, summary: JSON) -> None:
+        await super().lobby_upsert(room_id, summary)
+        self._write("INSERT OR REPLACE INTO lobby VALUES (?, ?)", room_id, self._lobby[room_id])
+
+    @durable
+    async def lobby_remove(self, room_id: str) -> None:
+        if room_id in self._lobby:
+            self._write("DELETE FROM lobby WHERE room_id = ?", room_id)
+        await super().lobby_remove(room_id)
+
+    # -- rooms ------------------------------------------------------------------------------
+    @durable
+    async def put_room(self, room_id: str, meta: JSON) -> None:
+        await super().put_room(room_id, meta)
+        self._write("INSERT OR REPLACE INTO rooms VALUES (?, ?)", room_id, dumps(meta))
+
+    @durable
+    async def delete_room(self, room_id: str) -> None:
+        await super().delete_room(room_id)
+        self._on_disk.pop(room_id, None)
+        self._write("DELETE FROM rooms WHERE room_id = ?", room_id)
+        self._write("DELETE FROM events WHERE room_id = ?", room_id)
+
+    open_room = durable(MemoryPresence.open_room)
+    drop_closed_room = durable(MemoryPresence.drop_closed_room)
+
+    async def find_invite(self, code: str) -> str | None:
+        """The room a private room's invite code opens."""
+        for room_id, meta in self._rooms.items():
+            if meta.get("invite") == code:
+                return room_id
+        return None
+
+    async def room_owners(self, room_ids: list[str]) -> dict[str, str | None]:
+        return {r: self._lease(r) for r in room_ids}
+
+    # -- event log --------------------------------------------------------------------------
+    @durable
+    async def append_packed(
+        self,
+        room_id: str,
+        event: JSON,
+        packed: bytes,
+        expected_seq: int | None = None,
+        owner: str | None = None,
+        lobby: JSON | None = None,
+    ) -> int:
+        seq = await super().append_packed(room_id, event, packed, expected_seq, owner, lobby)
+        log_ = self._events[room_id]
+        self._write("INSERT INTO events VALUES (?, ?, ?)", room_id, seq, log_[seq - 1])
+        self._writer_or_fail().on_commit(functools.partial(self._on_disk_to, room_id, log_, seq))
+        return seq
+
+    def _on_disk_to(self, room_id: str, log_: list[bytes], seq: int) -> None:
+        if self._events.get(room_id) is log_:  # (not deleted meanwhile)
+            self._on_disk[room_id] = max(self._on_disk.get(room_id, 0), seq)
+
+    append_packed_saving_room = durable(MemoryPresence.append_packed_saving_room)
+    append_packed_many = durable(MemoryPresence.append_packed_many)
+
+    async def read_events(
+        self, room_id: str, after_seq: int = 0, limit: int | None = None
+    ) -> list[JSON]:
+        log_ = self._events.get(room_id, [])[: self._on_disk.get(room_id, 0)]
+        chosen = log_[max(after_seq, 0) :]
+        if limit is not None:
+            chosen = chosen[:limit]
+        return [msgpack.unpackb(packed, raw=False) for packed in chosen]
+
+    async def last_seq(self, room_id: str) -> int:
+        return self._on_disk.get(room_id, 0)
+
+    # -- node bus (server.cluster; one node, in process) ---------------------------------------
+    async def publish_node(self, node_id: str, messages: list[str]) -> None:
+        for sub in list(self._node_subs.get(node_id, ())):
+            for text in messages:
+                sub.publish(json.loads(text))
+
+    async def subscribe_node(self, node_id: str) -> Subscription:
+        return MemorySubscription(self._node_subs.setdefault(node_id, set()))
+
+    async def node_heartbeat(self, node_id: str, ttl: float) -> None:
+        self._nodes[node_id] = time.monotonic() + ttl
+
+    async def nodes_alive(self, node_ids: list[str]) -> dict[str, bool]:
+        now = time.monotonic()
+        return {n: self._nodes.get(n, 0.0) > now for n in node_ids}
+
+    async def node_gone(self, node_id: str) -> None:
+        self._nodes.pop(node_id, None)
+
+    # -- ratings ------------------------------------------------------------------------------
+    @durable
+    async def put_ratings(self, game: str, ratings: dict[str, JSON]) -> None:
+        await super().put_ratings(game, ratings)
+        for player, rating in ratings.items():
+            self._write(
+                "INSERT OR REPLACE INTO ratings VALUES (?, ?, ?)", game, player, dumps(rating)
+            )
+
+    # -- records (in the database only) ---------------------------------------------------------
+    @durable
+    async def put_record(self, game_id: str, record: JSON) -> None:
+        self._record_n += 1
+        for sql, params in record_statements(game_id, record, self._record_n):
+            self._write(sql, *params)
+
+    async def get_record(self, game_id: str) -> JSON | None:
+        row = self._read("SELECT data FROM records WHERE game_id = ?", game_id)
+        return None if not row else json.loads(row[0][0])
+
+    async def list_records(
+        self, limit: int = 50, player: str | None = None, game: str | None = None
+    ) -> list[JSON]:
+        sql = "SELECT r.game_id, r.data FROM records r"
+        where, params = [], []
+        if player is not None:
+            sql += " JOIN record_players p ON p.game_id = r.game_id AND p.player = ?"
+            params.append(player)
+        if game is not None:
+            where.append("r.game = ?")
+            params.append(game)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY r.n DESC LIMIT ?"
+        rows = self._read(sql, *params, limit)
+        return [{"game_id": g, "record": json.loads(d)} for g, d in rows]
+
+    def _read(self, sql: str, *params: Any) -> list[Any]:
+        """A short read on the loop (an indexed lookup: no disk wait worth a thread)."""
+        if self._conn is None:
+            raise DataDirError("the store is not open")
+        if self._reader is None:
+            self._reader = sqlite3.connect(self.data_dir / DB_NAME, check_same_thread=False)
+            self._reader.execute("PRAGMA query_only = 1")
+        with contextlib.closing(self._reader.execute(sql, params)) as cur:
+            return cur.fetchall()
