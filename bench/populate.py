@@ -38,7 +38,7 @@ async def _play_template(data_dir: Path) -> None:
         ann, bob = Client(node.url), Client(node.url)
         for c, name in ((ann, "ann"), (bob, "bob")):
             await c.connect()
-            await c.login(name, token=f"t-{name}")
+            await c.login(name, token=secrets.token_urlsafe(24))
         for rated in (True, False):
             tc = m.Fischer(base_ms=600_000, increment_ms=2_000)
             state = await ann.create_room("collapsi", seat=0, rated=rated, time_control=tc)

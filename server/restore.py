@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
+from server.presence.base import name_key
+
 if TYPE_CHECKING:
     from server.app import Arena
 
@@ -46,7 +48,7 @@ async def restore_previous_run(arena: Arena) -> dict[str, Any]:
         s.player = player
         s.rooms = set(data.get("rooms") or [])
         arena.sessions[sid] = s
-        arena.online_names[player["name"].casefold()] = sid
+        arena.online_names[name_key(player["name"])] = sid
         s.expiry = loop.call_later(arena.config.grace, arena.session_service._expire, s)
         sessions += 1
     arena.metrics.sessions.set(len(arena.sessions))

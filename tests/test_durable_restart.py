@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from arena_process import Node, serve_command, start_node, stop_node
+from conftest import strong
 from test_multinode import assert_gap_free, last_turn, play, retry, start_game
 
 from clients.client import ArenaError, Client, ConnectionLost
@@ -40,7 +41,7 @@ async def node(data: Path, *args: str) -> AsyncIterator[Node]:
 async def player(url: str, name: str, **kw: float) -> Client:
     c = Client(url, **kw)
     await c.connect()
-    await c.login(name, token=f"secret-{name}")
+    await c.login(name, token=strong(f"secret-{name}"))
     return c
 
 
@@ -122,7 +123,7 @@ async def test_kill_9_with_20_games_in_progress_loses_no_acknowledged_move(
                 await b.close()
                 b = Client(second.url)
                 await b.connect()
-                logged = await b.login(f"b{i}", token=f"secret-b{i}")
+                logged = await b.login(f"b{i}", token=strong(f"secret-b{i}"))
                 assert logged.name == f"b{i}"
                 await b.next(type="room_state", room=room)
             else:
@@ -153,7 +154,7 @@ async def test_kill_9_with_20_games_in_progress_loses_no_acknowledged_move(
             ratings = {e.name: e.rating for e in entries}
             assert all(ratings[name] == rating for name, rating in board)
             with pytest.raises(ArenaError) as taken:
-                await reader.login("ann", token="not-ann's")
+                await reader.login("ann", token=strong("not ann's"))
             assert taken.value.code == "name_taken"
         for a, b, _ in pairs:
             await a.close()
