@@ -21,6 +21,7 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,8 @@ class Raw:
 async def start_server(repo: Path) -> tuple[asyncio.subprocess.Process, str]:
     argv = [sys.executable, "-m", "clients.cli", "serve", "--port", "0"]
     argv += ["--log-format", "json", "--rate", "1000000/1000000"]
+    # a fresh data dir: nothing kept from an earlier run (every version has --data-dir)
+    argv += ["--data-dir", tempfile.mkdtemp(prefix="arena-catch-up-")]
     proc = await asyncio.create_subprocess_exec(
         *argv, cwd=repo, stderr=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL
     )

@@ -154,7 +154,7 @@ async def test_kill_9_with_20_games_in_progress_loses_no_acknowledged_move(
             ratings = {e.name: e.rating for e in entries}
             assert all(ratings[name] == rating for name, rating in board)
             with pytest.raises(ArenaError) as taken:
-                await reader.login("ann", token=strong("not ann's"))
+                await reader.login("ann", token=strong("not-anns"))
             assert taken.value.code == "name_taken"
         for a, b, _ in pairs:
             await a.close()
@@ -209,3 +209,28 @@ async def test_sigterm_mid_game_then_restart_clients_reconnect_by_themselves(
         await ann.close()
         await bob.close()
         await stop_node(second)
+
+
+@pytest.mark.timeout(60)
+async def test_a_record_announced_just_before_kill_9_is_served_after_restart(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    async with node(data) as first:
+        ann = await player(first.url, "ann")
+        bob = await player(first.url, "bob")
+        state = await ann.create_room("collapsi", seat=0, rated=True)
+        await bob.join(state.room)
+        await bob.take_seat(state.room, 1)
+        await ann.ready(state.room)
+        await bob.ready(state.room)
+        await ann.next(type="game_started", room=state.room)
+        await bob.resign(state.room)
+        over = await ann.next(type="game_over", room=state.room)
+        first.kill9()  # at once: the record was announced, so it is on disk
+        await ann.close()
+        await bob.close()
+    async with node(data) as second, Client(second.url) as reader:
+        rec = await reader.get_record(over.record)
+        assert rec.data.result is not None and rec.data.result.reason == "resign"
+        assert [(c.name, c.after) for c in rec.ratings] == [(c.name, c.after) for c in over.ratings]
