@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import msgpack
@@ -14,6 +15,22 @@ from arena_process import run_arena, serve_command, start_node
 
 from server.presence.sqlite import SqlitePresence
 from server.presence.sqlite_schema import MIGRATIONS, SCHEMA_VERSION
+
+
+def serve_refused(data: Path) -> subprocess.CompletedProcess[str]:
+    """``arena serve`` on ``data``, run to its end (logging JSON lines)."""
+    return run_arena("serve", "--port", "0", "--log-format", "json", "--data-dir", str(data))
+
+
+def error_lines(stderr: str) -> list[str]:
+    """What a person reads besides the server's JSON log lines (its ``settings``)."""
+    out = []
+    for line in stderr.strip().splitlines():
+        try:
+            json.loads(line)
+        except ValueError:
+            out.append(line)
+    return out
 
 
 async def opened(data: Path) -> SqlitePresence:
@@ -78,9 +95,9 @@ async def test_an_older_schema_is_migrated_and_a_newer_one_refused(tmp_path: Pat
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")  # as a newer server leaves it
     conn.commit()
     conn.close()
-    done = run_arena("serve", "--port", "0", "--data-dir", str(data))
+    done = serve_refused(data)
     assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == [
+    assert error_lines(done.stderr) == [
         f"arena serve: error: {data / 'arena.db'} has schema version {SCHEMA_VERSION + 1}, "
         f"newer than this server knows ({SCHEMA_VERSION}): run the newer server, "
         "or restore an older backup"
@@ -111,9 +128,9 @@ async def test_a_second_server_on_the_same_data_dir_is_refused(tmp_path: Path) -
     data = tmp_path / "data"
     first = await start_node(serve_command("--data-dir", str(data)))
     try:
-        done = run_arena("serve", "--port", "0", "--data-dir", str(data))
+        done = serve_refused(data)
         assert done.returncode == 2
-        lines = done.stderr.strip().splitlines()
+        lines = error_lines(done.stderr)
         assert len(lines) == 1, done.stderr
         assert lines[0] == (
             f"arena serve: error: data dir {data} is in use by another arena server "
@@ -141,9 +158,9 @@ def test_a_corrupt_or_unwritable_data_dir_stops_the_start_in_one_line(
         (tmp_path / "file").write_text("a file where a folder should be")
         data = tmp_path / "file" / "data"
         expected = "cannot use it: Not a directory"
-    done = run_arena("serve", "--port", "0", "--data-dir", str(data))
+    done = serve_refused(data)
     assert done.returncode == 2
-    lines = done.stderr.strip().splitlines()
+    lines = error_lines(done.stderr)
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
     assert lines[0].startswith(f"arena serve: error: data dir {data}")
     assert expected in lines[0]
