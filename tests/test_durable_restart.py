@@ -33,7 +33,8 @@ async def node(data: Path, *args: str) -> AsyncIterator[Node]:
     try:
         yield n
     finally:
-        n.kill9()
+        with contextlib.suppress(ProcessLookupError):  # killed by the test, reaped already
+            n.kill9()
         await n.proc.wait()
         await n.drainer  # type: ignore[misc]
 
