@@ -9,10 +9,11 @@ elsewhere, on every board (issue 20).
   the search below, whose leaves with few face-up cards are solved exactly
   by the same solver (solver-backed endgames).
 - Everything else (Big Board with 3-4 players, Shifting Board, Player's
-  Choice starts, 6x6 openings): iterative-deepening alpha-beta, paranoid for
-  3-4 players (every opponent plays against the root player), on an
-  evaluation of mobility: the root player's legal destinations minus the
-  opponents' mean, and at the end the finishing order of ruling 3.
+  Choice starts, 6x6 openings): an iterative-deepening search on an
+  evaluation of mobility (a player's legal destinations minus the
+  opponents' mean) and, at the end, the finishing order of ruling 3:
+  alpha-beta with two players, max-n with 3-4 (each player takes the move
+  best for itself).
 - Solo puzzles: the solo solver (as the ``perfect`` level).
 
 ``iterations`` caps the search positions per move and the solver has a fixed
@@ -178,10 +179,14 @@ class StrongPlayer(Player):
         alpha = -math.inf
         best = moves[0]
         scores = {}
+        maxn = g.num_players > 2
         for move in moves:
             g.play_cell(*move)
             try:
-                v = self._value(g, depth - 1, alpha, math.inf, depth > 1)
+                if maxn:
+                    v = self._vector(g, depth - 1, depth > 1)[self._root_seat]
+                else:
+                    v = self._value(g, depth - 1, alpha, math.inf, depth > 1)
             finally:
                 g.undo()
             scores[move] = v
@@ -189,8 +194,7 @@ class StrongPlayer(Player):
                 alpha, best = v, move
         return alpha, best, scores
 
-    def _value(self, g: CollapsiGame, depth: int, alpha: float, beta: float, abortable: bool):
-        """Paranoid alpha-beta: the root player maximises, everyone else minimises."""
+    def _tick(self, abortable: bool) -> None:
         self._nodes += 1
         if abortable and (
             self._nodes > self._limit
@@ -198,6 +202,37 @@ class StrongPlayer(Player):
             or (not self._nodes & 63 and self._deadline != math.inf and cpu_now() > self._deadline)
         ):
             raise _Abort
+
+    def _vector(self, g: CollapsiGame, depth: int, abortable: bool) -> list[float]:
+        """Max-n for 3-4 players: a value per seat, each mover takes the child best for
+        itself (assuming every opponent plays against us misjudges a game in which the
+        player before the stuck one wins, ruling 3)."""
+        self._tick(abortable)
+        result = g.result()
+        if result is not None:
+            return [(r - 0.5) * 2 * (WIN + depth) for r in rewards(result, g.num_players)]
+        if depth <= 0:
+            mob = self._mobility(g)
+            total = sum(mob)
+            k = len(mob) - 1
+            return [m - (total - m) / k for m in mob]
+        mover = g.to_move()
+        best: list[float] | None = None
+        for move in self._moves(g):
+            g.play_cell(*move)
+            try:
+                v = self._vector(g, depth - 1, abortable)
+            finally:
+                g.undo()
+            if best is None or v[mover] > best[mover]:
+                best = v
+        assert best is not None  # the game is not over: the mover has a move
+        return best
+
+    def _value(self, g: CollapsiGame, depth: int, alpha: float, beta: float, abortable: bool):
+        """Paranoid alpha-beta (two players: plain alpha-beta): the root player maximises,
+        everyone else minimises."""
+        self._tick(abortable)
         result = g.result()
         if result is not None:
             r = rewards(result, g.num_players)[self._root_seat]
@@ -234,8 +269,14 @@ class StrongPlayer(Player):
         return best
 
     def _evaluate(self, g: CollapsiGame) -> float:
-        """Mobility: the root player's destinations minus the opponents' mean (a pawn not
-        placed yet counts 4, a seat out 0)."""
+        """Mobility: the root player's destinations minus the opponents' mean."""
+        mob = self._mobility(g)
+        me = mob[self._root_seat]
+        others = [m for s, m in enumerate(mob) if s != self._root_seat]
+        return me - sum(others) / len(others) if others else float(me)
+
+    def _mobility(self, g: CollapsiGame) -> list[int]:
+        """Legal destinations per seat (a pawn not placed yet counts 4, a seat out 0)."""
         mob = []
         for seat, cell in enumerate(g._pawns):
             if cell == UNPLACED:
@@ -246,9 +287,7 @@ class StrongPlayer(Player):
                 mob.append(len(g._legal))
             else:
                 mob.append(len(g._gen(seat)))
-        me = mob[self._root_seat]
-        others = [m for s, m in enumerate(mob) if s != self._root_seat]
-        return me - sum(others) / len(others) if others else float(me)
+        return mob
 
 
 __all__ = ["StrongPlayer"]
