@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "admin": ("server.admin_cli", "back up, restore or export a server's data dir"),
     "play": ("clients.cli.play_cmd", "play on a server from the terminal"),
     "bot": ("clients.cli.bot_cmd", "connect an AI player (or any program) to a server"),
+    "engine": ("clients.cli.engine_cmd", "check an engine program (the engine protocol)"),
     "tournament": ("clients.cli.tournament_cmd", "run a tournament between AI players"),
 }
 

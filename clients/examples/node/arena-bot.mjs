@@ -1,6 +1,6 @@
 // A Collapsi Arena bot in plain Node.js, written from protocol/PROTOCOL.md alone.
 //
-//   node --experimental-websocket arena-bot.mjs ws://127.0.0.1:8765 [--join ROOM] [--name NAME]
+//   node arena-bot.mjs ws://127.0.0.1:8765 [--join ROOM] [--name NAME]
 //                                               [--timeout SECONDS] [--verbose]
 //
 // Without --join it creates a casual Collapsi room, takes seat 0 and prints
@@ -10,8 +10,8 @@
 // "result <json>" (the game_over's result plus "you", "room", "record"), log out and
 // exit 0.  Any protocol error, close or timeout exits 1.
 //
-// Only Node's built-ins: the global WebSocket (Node 22+, or Node 20 with
-// --experimental-websocket).  JSON text frames: the server answers in the encoding
+// Only Node's built-ins: the global WebSocket (Node 22+; on Node 20 the script runs
+// itself again with --experimental-websocket).  JSON text frames: the server answers in the encoding
 // of our hello.
 
 const args = process.argv.slice(2);
@@ -30,7 +30,17 @@ for (let i = 0; i < args.length; i++) {
 }
 if (!opts.url) fail("usage: arena-bot.mjs WS_URL [--join ROOM] [--name NAME]");
 if (typeof WebSocket === "undefined") {
-  fail("no global WebSocket: run with node --experimental-websocket (Node 20) or Node 22+");
+  // Node 20 has the WebSocket client behind a flag: run this script again with it.
+  if (process.execArgv.includes("--experimental-websocket")) {
+    fail("no global WebSocket, even with --experimental-websocket: Node 20+ is needed");
+  }
+  const { spawnSync } = await import("node:child_process");
+  const again = spawnSync(
+    process.execPath,
+    ["--experimental-websocket", "--no-warnings", ...process.execArgv, process.argv[1], ...args],
+    { stdio: "inherit" },
+  );
+  process.exit(again.status ?? 1);
 }
 
 function log(...xs) {

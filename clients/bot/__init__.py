@@ -1,0 +1,9 @@
+"""The bot runner behind ``arena bot``: one bot, connected to a server, kept playing.
+
+- :mod:`clients.bot.config`: what the bot plays (flags and a TOML file, one :class:`BotConfig`).
+- :mod:`clients.bot.timing`: how long a move may take, from the server's clocks.
+- :mod:`clients.bot.brains`: who chooses the moves: an engine program (the engine
+  protocol), a built-in AI level, or a Python :class:`clients.bot.sdk.Bot`.
+- :mod:`clients.bot.game_task`: one game in one room, from its start to game over.
+- :mod:`clients.bot.runner`: the connection, reconnects, quick match, rooms, challenges.
+"""

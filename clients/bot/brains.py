@@ -1,0 +1,178 @@
+"""Who chooses a bot's moves: an engine program, a built-in AI level, or a Python bot.
+
+A :class:`Brain` plays one game at a time (a runner makes one per game, so each game
+has its own engine process). Each misbehaviour of an engine program is reported
+through ``strike(reason)``, which raises :class:`StruckOut` once the runner's limit
+is reached (ENGINE_PROTOCOL.md, "Misbehaving engines"): the policy is here, the
+counting in the runner.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from clients.bot.timing import MoveTime
+from clients.engines import protocol as p
+from clients.engines.process import (
+    EngineCrashed,
+    EngineGarbled,
+    EngineIllegalMove,
+    EngineProcess,
+    EngineProcessError,
+    EngineTimeout,
+)
+from engine.ai import make_player
+from engine.base import Game
+
+if TYPE_CHECKING:
+    from clients.bot.sdk import Bot
+
+#: ``strike(reason)``: count one strike (may raise :class:`StruckOut`)
+Strike = Callable[[str], None]
+#: ``log(text)``: a line for this game's log
+Log = Callable[[str], None]
+
+RESIGN = "resign"
+
+
+class StruckOut(Exception):
+    """The engine reached the runner's strike limit; the message lists why."""
+
+
+class Brain(ABC):
+    """Chooses moves for one game at a time."""
+
+    label: str = "brain"
+
+    async def start(self) -> None:  # noqa: B027 - optional hook
+        """Get ready (start a process); raises :class:`EngineProcessError`."""
+
+    async def new_game(self, game: Game, seat: int) -> None:  # noqa: B027 - optional hook
+        """A game starts; raises :class:`EngineRefused` for a game it does not play."""
+
+    @abstractmethod
+    async def choose(self, game: Game, legal: list[str], mt: MoveTime) -> str | None:
+        """A move of ``legal``, ``"resign"``, or ``None``: no answer in the time allowed."""
+
+    async def game_over(self, winner: int | None, reason: str) -> None:  # noqa: B027
+        """The game ended (an optional hook)."""
+
+    async def close(self) -> None:  # noqa: B027 - optional hook
+        """Release what :meth:`start` took."""
+
+
+class EngineBrain(Brain):
+    """An engine program over the engine protocol, with the misbehaving-engine policy."""
+
+    def __init__(
+        self,
+        command: str,
+        options: dict[str, str],
+        strike: Strike,
+        log: Log,
+        untimed_move_s: float,
+        stop_grace: float = 1.0,
+    ) -> None:
+        self.proc = EngineProcess(command, on_line=self._line, stop_grace=stop_grace)
+        self.options = options
+        self.strike = strike
+        self.log = log
+        self.untimed_move_s = untimed_move_s
+        self.label = command
+        self._new: p.NewGame | None = None
+
+    def _line(self, direction: str, text: str) -> None:
+        self.log(f"engine {direction} {text}")
+
+    async def start(self) -> None:
+        info = await self.proc.start()
+        self.label = f"{info.name} ({self.label})"
+        for name, value in self.options.items():
+            await self.proc.set_option(name, value)
+
+    async def new_game(self, game: Game, seat: int) -> None:
+        self._new = p.new_game_of(game, seat)
+        await self.proc.new_game(self._new)
+
+    async def _revive(self) -> None:
+        """Start the process again after a crash or a hang, and give it the game."""
+        await self.proc.restart()
+        self.log(f"engine restarted (pid {self.proc.pid})")
+        if self._new is not None:
+            await self.proc.new_game(self._new)
+
+    async def choose(self, game: Game, legal: list[str], mt: MoveTime) -> str | None:
+        allowed = mt.hard_ms / 1000 if mt.hard_ms is not None else self.untimed_move_s
+        deadline = time.monotonic() + allowed
+        wrong = 0
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                if not self.proc.running:
+                    await self._revive()
+                    left = deadline - time.monotonic()
+                answer = await self.proc.go(p.position_of(game), legal, mt.go, timeout=left)
+                return answer.move
+            except EngineCrashed as exc:
+                self.strike(f"crashed: {exc}")
+            except EngineTimeout as exc:
+                self.strike(f"no move in time: {exc}")
+                late = exc.late_move
+                ok = late is not None and (late in legal or late == RESIGN)
+                if ok and time.monotonic() < deadline:
+                    return late
+                return None
+            except (EngineIllegalMove, EngineGarbled) as exc:
+                self.strike(f"bad answer: {exc}")
+                wrong += 1
+                if wrong >= 2:  # asked once more: still wrong, resign (the policy)
+                    return RESIGN
+        return None
+
+    async def game_over(self, winner: int | None, reason: str) -> None:
+        if self.proc.running:
+            try:
+                await self.proc.game_over(winner, reason)
+            except EngineProcessError as exc:
+                self.log(f"engine gone at game over: {exc}")
+
+    async def close(self) -> None:
+        await self.proc.quit()
+
+
+class LevelBrain(Brain):
+    """A built-in AI level (engine.ai.make_player), thinking in a worker thread."""
+
+    def __init__(self, level: str, seed: int) -> None:
+        self.level = level
+        self.seed = seed
+        self.label = f"level {level}"
+
+    async def choose(self, game: Game, legal: list[str], mt: MoveTime) -> str | None:
+        player = make_player(game.name, self.level, seed=self.seed, budget_ms=mt.budget_ms)
+        return await asyncio.to_thread(player.choose, game.copy())
+
+
+class SdkBrain(Brain):
+    """A :class:`clients.bot.sdk.Bot` subclass: ``choose(game)`` in a worker thread."""
+
+    def __init__(self, bot: Bot, strike: Strike) -> None:
+        self.bot = bot
+        self.strike = strike
+        self.label = type(bot).__name__
+
+    async def new_game(self, game: Game, seat: int) -> None:
+        self.bot.new_game(game.copy(), seat)
+
+    async def choose(self, game: Game, legal: list[str], mt: MoveTime) -> str | None:
+        move = await asyncio.to_thread(self.bot.choose, game.copy())
+        if move not in legal and move != RESIGN:
+            self.strike(f"bad answer: {type(self.bot).__name__}.choose returned {move!r}")
+            return legal[0] if legal else RESIGN
+        return move
+
+    async def game_over(self, winner: int | None, reason: str) -> None:
+        self.bot.game_over(winner, reason)

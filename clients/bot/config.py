@@ -1,0 +1,157 @@
+"""What a bot plays, from command-line flags and a TOML file (flags win).
+
+A config file holds the same settings as the flags, with ``_`` for ``-``::
+
+    url = "ws://127.0.0.1:8765"
+    name = "kestrel-bot"
+    token = "s3cret"
+    engine = "python3 clients/examples/python/random_engine.py"
+    quick_match = ["collapsi/base", "collapsi/shifting", "collecto"]   # in turn
+    clock = "1+1"
+    rated = true
+    games = 0            # 0: forever
+    concurrency = 2
+    log_dir = "bot-logs"
+
+    [engine_options]
+    Seed = 7
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from engine.match import BadTimeControl, TimeControl
+
+
+class ConfigError(ValueError):
+    """A setting that cannot work; the message names it."""
+
+
+@dataclass(slots=True)
+class BotConfig:
+    """Every setting of one ``arena bot`` run (see ``arena bot --help``)."""
+
+    url: str = "ws://127.0.0.1:8765"
+    name: str = ""
+    token: str | None = None
+    engine: str | None = None
+    level: str | None = None
+    engine_options: dict[str, str] = field(default_factory=dict)
+    #: game specs ``GAME[/VARIANT[/RULES]]``, taken in turn, one per game
+    quick_match: list[str] = field(default_factory=list)
+    open_room: list[str] = field(default_factory=list)
+    join: list[str] = field(default_factory=list)
+    accept_challenges: bool = False
+    rules: str | None = None
+    variant: str | None = None
+    seats: int | None = None
+    clock: str = "none"
+    rated: bool = False
+    games: int = 0
+    concurrency: int = 1
+    margin_ms: int = 100
+    untimed_move_s: float = 30.0
+    max_strikes: int = 3
+    log_dir: str | None = None
+    reconnect_s: float = 60.0
+    seed: int = 0
+
+    def spec(self, text: str) -> tuple[str, str | None, str | None]:
+        """``GAME[/VARIANT[/RULES]]`` as (game, variant, rules); ``--variant`` and
+        ``--rules`` fill what it leaves out."""
+        parts = text.split("/")
+        if not parts[0] or len(parts) > 3:
+            raise ConfigError(f"a game is GAME[/VARIANT[/RULES]], got {text!r}")
+        from engine.base import SetupError, game_class
+
+        try:
+            game_class(parts[0])
+        except SetupError as exc:
+            raise ConfigError(str(exc)) from None
+        variant = parts[1] if len(parts) > 1 and parts[1] else self.variant
+        rules = parts[2] if len(parts) > 2 and parts[2] else self.rules
+        return parts[0], variant, rules
+
+    def time_control(self) -> TimeControl:
+        try:
+            return TimeControl.parse(self.clock)
+        except BadTimeControl as exc:
+            raise ConfigError(f"clock: {exc}") from None
+
+    def check(self, sdk: bool = False) -> BotConfig:
+        """Raise :class:`ConfigError` for settings that cannot work together (``sdk``:
+        a Python bot class chooses the moves, so neither engine nor level is wanted)."""
+        if not self.name:
+            raise ConfigError("a name is needed (--name or name = ... in the config)")
+        if sdk and (self.engine or self.level):
+            raise ConfigError("a Python bot takes neither --engine nor --level")
+        if not sdk and (self.engine is None) == (self.level is None):
+            raise ConfigError("give exactly one of --engine CMD and --level LEVEL")
+        for key in ("quick_match", "open_room", "join"):
+            value = getattr(self, key)
+            setattr(self, key, value.split() if isinstance(value, str) else list(value))
+        modes = [k for k in ("quick_match", "open_room", "join") if getattr(self, k)]
+        if not modes and not self.accept_challenges:
+            raise ConfigError(
+                "say what to play: --quick-match, --open-room or --join GAME, "
+                "or --accept-challenges"
+            )
+        if len(modes) > 1:
+            raise ConfigError("--quick-match, --open-room and --join do not go together")
+        if self.games < 0 or self.concurrency < 1 or self.max_strikes < 1:
+            raise ConfigError("--games must be >= 0, --concurrency and --max-strikes >= 1")
+        if self.margin_ms < 0:
+            raise ConfigError("--margin-ms must not be negative")
+        self.time_control()
+        specs = [self.spec(t) for t in (*self.quick_match, *self.open_room, *self.join)]
+        if self.level is not None:
+            from engine.ai import LEVELS
+
+            for game in {g for g, _, _ in specs}:
+                if self.level not in LEVELS.get(game, ()):
+                    known = ", ".join(LEVELS.get(game, ())) or "none"
+                    raise ConfigError(f"no {game} level {self.level!r}; levels: {known}")
+        return self
+
+
+_NAMES = {f.name for f in fields(BotConfig)}
+
+
+def load_toml(path: str | Path) -> dict[str, Any]:
+    """The settings of a TOML config file, checked against the known names."""
+    try:
+        data = tomllib.loads(Path(path).read_text())
+    except OSError as exc:
+        raise ConfigError(f"cannot read config {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config {path} is not valid TOML: {exc}") from None
+    unknown = sorted(set(data) - _NAMES)
+    if unknown:
+        raise ConfigError(f"config {path}: unknown settings {', '.join(unknown)}")
+    if "engine_options" in data:
+        options = data["engine_options"]
+        data["engine_options"] = {str(k): _option_text(v) for k, v in options.items()}
+    return data
+
+
+def _option_text(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def build(file_settings: dict[str, Any], flags: dict[str, Any], sdk: bool = False) -> BotConfig:
+    """A config from a file's settings overlaid with the flags given (``None``: not given)."""
+    merged = dict(file_settings)
+    for key, value in flags.items():
+        if value is not None and key in _NAMES:
+            if key == "engine_options":
+                merged["engine_options"] = {**merged.get("engine_options", {}), **value}
+            else:
+                merged[key] = value
+    try:
+        return BotConfig(**merged).check(sdk)
+    except TypeError as exc:
+        raise ConfigError(str(exc)) from None

@@ -1,0 +1,210 @@
+"""One game in one room, from the bot's seat: events in, moves out.
+
+The runner routes every message about the room to :meth:`GameTask.feed`; the task
+keeps the engine's :class:`~engine.base.Game` up to date from them (the deal, each
+move, each forfeit; a snapshot after a resume rebuilds it), and when the bot's seat
+is to move asks its :class:`~clients.bot.brains.Brain` with the time the clocks allow.
+A move lost to a dropped connection is asked for again by the snapshot the resume
+brings, so a task never needs to know about reconnects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+from clients.bot.brains import RESIGN, Brain, StruckOut
+from clients.bot.timing import move_time
+from clients.client import ArenaError, ConnectionLost
+from clients.engines.process import EngineProcessError, EngineRefused
+from engine.base import EngineError, Game, game_class
+from protocol import messages as m
+
+Log = Callable[[str], None]
+
+
+class GameTask:
+    """Plays the bot's seat of ``room`` until the game there ends (or the room closes)."""
+
+    def __init__(
+        self,
+        client_of: Callable[[], Any],
+        room: str,
+        brain: Brain,
+        log: Log,
+        margin_ms: int,
+        online: asyncio.Event,
+    ) -> None:
+        self.client_of = client_of  # the runner's current Client (it changes on re-login)
+        self.room = room
+        self.brain = brain
+        self.log = log
+        self.margin_ms = margin_ms
+        self.online = online  # set while the session is connected (not mid-resume)
+        self.queue: asyncio.Queue[tuple[Any, float]] = asyncio.Queue()
+        self.game: Game | None = None
+        self.seat: int | None = None
+        self.time_control: Any = m.Untimed()
+        self.opponents: list[str] = []
+        self.result: m.GameResult | None = None
+        self.started_game = 0
+        self._meta: tuple[str, str, str, dict[str, Any]] | None = None
+        self._moved_at = -1  # the history length the bot last answered for
+        #: (runner ms, brain ms) per move played
+        self.timings: list[tuple[float, float]] = []
+
+    def feed(self, msg: Any) -> None:
+        self.queue.put_nowait((msg, time.monotonic()))
+
+    async def run(self) -> m.GameResult | None:
+        """Play until ``game_over`` (the result) or ``room_closed`` (``None``)."""
+        turn: tuple[list[str], Any, float] | None = None
+        while True:
+            msg, received = await self.queue.get()
+            kind = msg.type
+            if kind == "room_state":
+                await self._from_state(msg)
+                if msg.status == "finished" and msg.result is not None:
+                    self.result = msg.result
+                    return msg.result
+            elif kind == "game_started":
+                await self._start(msg)
+            elif kind == "move_made":
+                self._apply_move(msg)
+            elif kind == "player_eliminated":
+                self._apply_forfeit(msg)
+            elif kind == "game_over":
+                self.result = msg.result
+                self.log(f"game over: {msg.result.reason}, winner seat {msg.result.winner}")
+                await self.brain.game_over(msg.result.winner, msg.result.reason)
+                return msg.result
+            elif kind == "room_closed":
+                return None
+            if kind in ("room_state", "game_started", "move_made", "player_eliminated"):
+                legal = list(msg.legal_moves or [])
+                mine = msg.to_move is not None and msg.to_move == self.seat and legal
+                turn = (legal, msg.clock, received) if mine else None
+            if turn is not None and self.queue.empty():  # act on the latest news only
+                await self._think(*turn)
+                turn = None
+
+    # -- the game ----------------------------------------------------------------------
+    async def _from_state(self, st: m.RoomState) -> None:
+        """A snapshot (on joining, after a resume): the authoritative game so far."""
+        self.seat = st.you
+        self.time_control = st.time_control
+        self._meta = (st.game, st.rules, st.variant, st.options)
+        self.opponents = [
+            s.player.name for s in st.seats if s.player is not None and s.seat != st.you
+        ]
+        if st.setup is None or st.status == "waiting":
+            return
+        fresh = st.game_number != self.started_game
+        self.game = self._build(len(st.seats), st.setup)
+        for move in st.history:
+            self._play(move)
+        if fresh:
+            self.started_game = st.game_number
+            await self._new_game()
+
+    async def _start(self, ev: m.GameStarted) -> None:
+        if ev.game_number <= self.started_game or self._meta is None:
+            return  # known already, or the room_state that follows will tell
+        self.seat = next(
+            (s.seat for s in ev.seats if s.player and s.player.name == self._me()), self.seat
+        )
+        self.game = self._build(len(ev.seats), ev.setup)
+        self.started_game = ev.game_number
+        await self._new_game()
+
+    def _me(self) -> str | None:
+        player = self.client_of().player
+        return None if player is None else player.name
+
+    def _build(self, players: int, setup: str) -> Game:
+        assert self._meta is not None
+        name, rules, variant, options = self._meta
+        return game_class(name).from_setup(
+            setup, rules=rules, variant=variant, players=players, options=options or None
+        )
+
+    async def _new_game(self) -> None:
+        assert self.game is not None and self.seat is not None
+        g = self.game
+        self.log(f"game {self.started_game} starts: {g.name}/{g.variant}, seat {self.seat}")
+        try:
+            await self.brain.new_game(self.game, self.seat)
+        except EngineRefused as exc:
+            self.log(f"the engine refused the game: {exc}; resigning")
+            await self.send_move(RESIGN)
+
+    def _play(self, move: str) -> None:
+        assert self.game is not None
+        try:
+            self.game.play(move)
+        except EngineError as exc:  # the server decides; our copy is only for the brain
+            self.log(f"cannot follow move {move!r} locally: {exc}")
+
+    def _apply_move(self, ev: m.MoveMade) -> None:
+        if self.game is not None and ev.ply == len(self.game.history) + 1:
+            self._play(ev.move)
+        self.log(f"move {ev.ply}: seat {ev.seat} plays {ev.move}")
+
+    def _apply_forfeit(self, ev: m.PlayerEliminated) -> None:
+        self.log(f"seat {ev.seat} is out ({ev.reason}) after move {ev.ply}")
+        if self.game is not None:
+            try:
+                self.game.eliminate(ev.seat, ev.reason)
+            except EngineError as exc:
+                self.log(f"cannot follow the forfeit locally: {exc}")
+
+    # -- moves -------------------------------------------------------------------------
+    async def _think(self, legal: list[str], clock: m.Clock | None, received: float) -> None:
+        if self.game is None or self.seat is None:
+            return
+        if self._moved_at == len(self.game.history):
+            return  # answered already (a snapshot repeating the same turn)
+        mt = move_time(clock, self.time_control, self.seat, received, self.margin_ms)
+        started = time.monotonic()
+        try:
+            move = await self.brain.choose(self.game, legal, mt)
+        except StruckOut:
+            await self.send_move(RESIGN)
+            raise
+        except EngineProcessError as exc:
+            self.log(f"no move: {exc}")
+            move = None
+        done = time.monotonic()
+        took = (done - started) * 1000
+        if move is None:
+            self.log(f"no move in {took:.0f} ms; the clock decides")
+            if mt.hard_ms is None:
+                await self.send_move(RESIGN)
+            return
+        self._moved_at = len(self.game.history)
+        self.log(f"plays {move} ({took:.0f} ms)")
+        # the runner's own time for this move (bench/bot.py): before asking the brain,
+        # and from its answer until the move goes out
+        self.timings.append(((started - received + time.monotonic() - done) * 1000, took))
+        await self.send_move(move)
+
+    async def send_move(self, move: str) -> None:
+        """Play ``move`` (or resign) once the session is online; a move lost with a
+        dropped connection is sent again after the resume (if it had arrived, the
+        server refuses the copy, which is logged). Refusals are logged, never raised."""
+        for _ in range(3):
+            await self.online.wait()
+            client = self.client_of()
+            try:
+                if move == RESIGN:
+                    await client.resign(self.room)
+                else:
+                    await client.move(self.room, move)
+                return
+            except ConnectionLost:
+                self.log("connection lost while sending; sending again after the resume")
+            except (ArenaError, TimeoutError) as exc:
+                self.log(f"the server refused {move!r}: {exc}")
+                return

@@ -1,0 +1,398 @@
+"""``arena bot``'s engine room: one connection, many games, reconnects, strikes.
+
+One task reads every message of the connection (:meth:`BotRunner._dispatch`) and
+routes room messages to that room's :class:`~clients.bot.game_task.GameTask`, so
+several games share the connection while each has its own brain (its own engine
+process). When the connection drops the same task resumes the session
+(:meth:`clients.client.Client.reconnect`); the resume's snapshots and catch-ups flow
+to the games as if nothing happened. Quick-match entries do not survive a drop, so
+the queue is joined again afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, TextIO
+
+from clients.bot.brains import Brain, StruckOut
+from clients.bot.config import BotConfig
+from clients.bot.game_task import GameTask
+from clients.client import ArenaError, Client, ConnectionLost, UnknownSessionError
+from clients.engines.process import EngineNotFound, EngineProcessError
+from engine.match import TimeControl
+from protocol import messages as m
+
+#: ``make_brain(strike, log)``: a fresh brain for one game
+BrainFactory = Callable[[Callable[[str], None], Callable[[str], None]], Brain]
+#: refusals of what the bot asks for that no retry can cure: the run stops (status 1)
+_FATAL = frozenset({"unknown_game", "bad_setup", "bad_request", "forbidden", "not_authenticated"})
+#: messages kept for a room the runner has not met yet (quick match sends a few first)
+_EARLY_MAX = 64
+
+
+def wire_time_control(tc: TimeControl) -> Any:
+    """The protocol's time control for an :class:`engine.match.TimeControl`."""
+    if tc.kind == "fischer":
+        return m.Fischer(base_ms=tc.base_ms, increment_ms=tc.increment_ms)
+    if tc.kind == "fixed":
+        return m.PerMove(ms=tc.per_move_ms)
+    return m.Untimed()
+
+
+class GameLog:
+    """A game's log, chosen once the brain knows its room: lines before that (a warm
+    engine's handshake) are kept and written first."""
+
+    def __init__(self) -> None:
+        self.target: Callable[[str], None] | None = None
+        self._held: list[str] = []
+
+    def __call__(self, text: str) -> None:
+        if self.target is None:
+            self._held.append(text)
+        else:
+            self.target(text)
+
+    def attach(self, target: Callable[[str], None]) -> None:
+        self.target = target
+        for text in self._held:
+            target(text)
+        self._held.clear()
+
+
+class BotRunner:
+    """Connects one bot and keeps it playing as :class:`BotConfig` says."""
+
+    def __init__(self, config: BotConfig, make_brain: BrainFactory, out: TextIO) -> None:
+        self.cfg = config
+        self.make_brain = make_brain
+        self.out = out
+        self.client = Client(config.url, keep_events=False)
+        self.tasks: dict[str, GameTask] = {}
+        self.strikes: list[str] = []
+        self.fatal: BaseException | None = None
+        self.started = 0
+        self.finished = 0
+        self._early: dict[str, list[Any]] = {}
+        self._changed = asyncio.Event()  # a game started or ended, a drop, a failure
+        self._online = asyncio.Event()
+        self._drops = 0
+        self._players: set[asyncio.Task[None]] = set()
+        #: a brain started before its game (an engine's start-up costs no clock time)
+        self._spare: tuple[Brain, GameLog] | None = None
+
+    # -- output ------------------------------------------------------------------------
+    def say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    def game_log(self, room: str) -> Callable[[str], None]:
+        """A per-game log (``--log-dir``: ``DIR/ROOM.log``, one timestamped line each)."""
+        if self.cfg.log_dir is None:
+            return lambda text: None
+        path = Path(self.cfg.log_dir) / f"{room}.log"
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+        def log(text: str) -> None:
+            stamp = time.strftime("%H:%M:%S") + f".{int(time.time() * 1000) % 1000:03d}"
+            with path.open("a") as f:
+                f.write(f"{stamp} {text}\n")
+
+        return log
+
+    def strike(self, reason: str) -> None:
+        """Count a strike (ENGINE_PROTOCOL.md, "Misbehaving engines"); raise at the limit."""
+        self.strikes.append(reason)
+        self.say(f"strike {len(self.strikes)}/{self.cfg.max_strikes}: {reason}")
+        if len(self.strikes) >= self.cfg.max_strikes:
+            who = self.cfg.engine or self.cfg.level or "bot"
+            raise StruckOut(
+                f'engine "{who}" stopped after {len(self.strikes)} strikes: '
+                + "; ".join(self.strikes)
+            )
+
+    # -- the run -----------------------------------------------------------------------
+    async def run(self) -> int:
+        """Play until the configured number of games is done (0: forever); exit status."""
+        await self._connect()
+        dispatcher = asyncio.create_task(self._dispatch())
+        try:
+            await self._feed_games()
+        finally:
+            dispatcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await dispatcher
+            await self._stop_games()
+            with contextlib.suppress(Exception):
+                await self.client.close()
+        if self.fatal is not None:
+            self.say(f"stopped: {self.fatal}")
+            return 1
+        return 0
+
+    async def _connect(self) -> None:
+        await self.client.connect()
+        await self.client.login(self.cfg.name, self.cfg.token, bot=True)
+        self._online.set()
+        self.say(f"bot {self.cfg.name}: logged in at {self.cfg.url}")
+
+    def _done(self) -> bool:
+        return self.fatal is not None or (0 < self.cfg.games <= self.finished)
+
+    def _room_for_more(self) -> bool:
+        limit_ok = self.cfg.games == 0 or self.started < self.cfg.games
+        return limit_ok and len(self.tasks) < self.cfg.concurrency
+
+    def _next_spec(self, specs: list[str]) -> tuple[str, str | None, str | None]:
+        """The game specs in turn: the n-th game started plays the n-th (cyclically)."""
+        return self.cfg.spec(specs[self.started % len(specs)])
+
+    async def _warm(self) -> None:
+        """Have a started brain ready for the next game."""
+        if self._spare is None:
+            log = GameLog()
+            brain = self.make_brain(self.strike, log)
+            await brain.start()
+            self._spare = (brain, log)
+
+    async def _feed_games(self) -> None:
+        """Keep as many games going as allowed: queue for quick match, open rooms, join."""
+        queued: tuple[int, int] | None = None
+        while not self._done():
+            self._changed.clear()
+            poll = False
+            if self._room_for_more() and self._online.is_set():
+                try:
+                    await self._warm()
+                    if self.cfg.quick_match:
+                        key = (self._drops, self.started)  # before: a match may come first
+                        if queued != key:
+                            await self._queue()
+                            queued = key
+                    elif self.cfg.open_room:
+                        await self._open_room()
+                        continue
+                    elif self.cfg.join:
+                        if await self._join_one():
+                            continue
+                        poll = True
+                except ConnectionLost:
+                    await self._online.wait()
+                    continue
+                except ArenaError as exc:
+                    if exc.code in _FATAL:  # asking again cannot help
+                        self.fatal = exc
+                        return
+                    self.say(f"the server refused: {exc}")
+                    poll = True
+                except EngineNotFound as exc:
+                    self.fatal = exc
+                    return
+                except EngineProcessError as exc:
+                    try:
+                        self.strike(f"failed to start: {exc}")
+                    except StruckOut as out:
+                        self.fatal = out
+                        return
+                    poll = True
+            if poll:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._changed.wait(), 0.3)
+            else:
+                await self._changed.wait()
+
+    async def _queue(self) -> None:
+        game, variant, rules = self._next_spec(self.cfg.quick_match)
+        await self.client.quick_match(
+            game,
+            rules=rules,
+            variant=variant,
+            time_control=wire_time_control(self.cfg.time_control()),
+            rated=self.cfg.rated,
+        )
+
+    async def _open_room(self) -> None:
+        c = self.cfg
+        game, variant, rules = self._next_spec(c.open_room)
+        state = await self.client.create_room(
+            game,
+            rules=rules,
+            variant=variant,
+            seats=c.seats,
+            time_control=wire_time_control(c.time_control()),
+            rated=c.rated,
+            seat=0,
+        )
+        self._start_game(state.room, state)
+        self.say(f"room {state.room}: open, waiting for players")
+        await self.client.ready(state.room)
+
+    async def _join_one(self) -> bool:
+        """Sit down in a waiting room of the next game spec with a free seat, if any."""
+        game, variant, rules = self._next_spec(self.cfg.join)
+        for r in await self.client.list_rooms(game):
+            me = self.cfg.name
+            if (
+                r.status != "waiting"
+                or r.room in self.tasks
+                or (variant is not None and r.variant != variant)
+                or (rules is not None and r.rules != rules)
+                or any(s.player is not None and s.player.name == me for s in r.seats)
+                or all(s.player is not None for s in r.seats)
+            ):
+                continue
+            try:
+                state = await self.client.join(r.room)
+                await self.client.take_seat(r.room)
+            except ArenaError as exc:  # someone else was quicker: try another
+                self.say(f"room {r.room}: cannot sit down ({exc.code})")
+                with contextlib.suppress(ArenaError):
+                    await self.client.leave(r.room)
+                self._early.pop(r.room, None)
+                continue
+            self._start_game(r.room, state)
+            await self.client.ready(r.room)
+            return True
+        return False
+
+    # -- games -------------------------------------------------------------------------
+    def _start_game(self, room: str, state: m.RoomState | None = None) -> None:
+        """A game task for ``room`` (fed ``state`` first, then what came before it)."""
+        if room in self.tasks:
+            return
+        log = self.game_log(room)
+        if self._spare is not None:
+            brain, sink = self._spare
+            self._spare = None
+            sink.attach(log)
+        else:  # pragma: no cover - the feeder warms one before every game
+            brain = self.make_brain(self.strike, log)
+        task = GameTask(lambda: self.client, room, brain, log, self.cfg.margin_ms, self._online)
+        self.tasks[room] = task
+        self.started += 1
+        if state is not None:
+            task.feed(state)
+        for msg in self._early.pop(room, []):
+            task.feed(msg)
+        player = asyncio.create_task(self._play(task))
+        self._players.add(player)
+        player.add_done_callback(self._players.discard)
+        self._changed.set()
+
+    async def _play(self, task: GameTask) -> None:
+        result = None
+        try:
+            result = await task.run()
+        except StruckOut as exc:
+            self.fatal = exc
+        except EngineProcessError as exc:  # beyond the policy's cases (at newgame...)
+            task.log(f"the engine failed: {exc}")
+            try:
+                self.strike(f"failed: {exc}")
+            except StruckOut as out:
+                self.fatal = out
+            await task.send_move("resign")
+        finally:
+            with contextlib.suppress(EngineProcessError):
+                await task.brain.close()
+            with contextlib.suppress(ArenaError, ConnectionLost, TimeoutError):
+                await self.client.leave(task.room)
+            self.tasks.pop(task.room, None)
+            self.finished += 1
+            self._changed.set()
+        self.say(self._summary(task, result))
+
+    def _summary(self, task: GameTask, result: m.GameResult | None) -> str:
+        vs = ", ".join(task.opponents) or "?"
+        if result is None:
+            return f"game {task.room}: ended without a result (vs {vs})"
+        if result.winner is None:
+            outcome = "draw"
+        else:
+            outcome = "win" if result.winner == task.seat else "loss"
+        moves = 0 if task.game is None else len(task.game.history)
+        g = task.game
+        name = "?" if g is None else f"{g.name}/{g.variant}/{g.rules}"
+        return (
+            f"game {task.room}: {outcome} ({result.reason}) {name} seat {task.seat} "
+            f"vs {vs}, {moves} moves"
+        )
+
+    async def _stop_games(self) -> None:
+        """Resign what is still going (the run ended: strikes, a fatal error, Ctrl-C)."""
+        for room, task in list(self.tasks.items()):
+            if task.game is not None and not task.game.is_over():
+                with contextlib.suppress(Exception):
+                    await self.client.resign(room)
+        for player in list(self._players):
+            player.cancel()
+        for player in list(self._players):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await player
+        brains = [t.brain for t in self.tasks.values()]
+        if self._spare is not None:
+            brains.append(self._spare[0])
+        for brain in brains:
+            with contextlib.suppress(Exception):
+                await brain.close()
+
+    # -- the connection ----------------------------------------------------------------
+    async def _dispatch(self) -> None:
+        while True:
+            try:
+                msg = await self.client.next(timeout=None)
+            except ConnectionLost:
+                self._online.clear()
+                self._drops += 1
+                self._changed.set()
+                await self._reconnect()
+                self._online.set()
+                self._changed.set()
+                continue
+            self._route(msg)
+
+    def _route(self, msg: Any) -> None:
+        if msg.type == "matched":
+            self._start_game(msg.room)
+            return
+        if msg.type == "error" and msg.re is None:
+            self.say(f"server: {msg.code}: {msg.message}")
+            self._changed.set()
+            return
+        room = getattr(msg, "room", None)
+        if room is None:
+            return
+        task = self.tasks.get(room)
+        if task is not None:
+            task.feed(msg)
+        elif getattr(msg, "re", None) is None:
+            early = self._early.setdefault(room, [])
+            if len(early) < _EARLY_MAX and len(self._early) < 1000:
+                early.append(msg)
+
+    async def _reconnect(self) -> None:
+        """Resume the session (or, if it is gone, log in again: its games are lost)."""
+        deadline = time.monotonic() + self.cfg.reconnect_s
+        pause = 0.1
+        while True:
+            try:
+                await self.client.reconnect()
+                self.say("reconnected: session resumed")
+                return
+            except UnknownSessionError:
+                await self.client.login(self.cfg.name, self.cfg.token, bot=True)
+                self.say("reconnected: the session was gone, logged in again")
+                for task in self.tasks.values():
+                    task.feed(SimpleNamespace(type="room_closed", room=task.room))
+                return
+            except (OSError, ConnectionLost, TimeoutError, ArenaError) as exc:
+                if time.monotonic() > deadline:
+                    self.fatal = ConnectionError(f"cannot reconnect to {self.cfg.url}: {exc}")
+                    self._changed.set()
+                    raise
+                await asyncio.sleep(pause)
+                pause = min(2.0, pause * 2)

@@ -1,0 +1,139 @@
+"""``arena bot``: connect one bot to a server and keep it playing.
+
+    arena bot --name my-bot --token s3cret --engine "python3 my_engine.py" --quick-match collapsi
+    arena bot --name house --level greedy --open-room collapsi --variant big-board --seats 3
+    arena bot --config bot.toml
+
+The bot is an engine program speaking the engine protocol (clients/ENGINE_PROTOCOL.md;
+``--engine "CMD ARGS"``), a built-in AI level (``--level``), or a Python bot class
+(clients/bot/sdk.py). Each game gets its own engine process. The runner keeps the
+clocks (``--margin-ms`` is kept back for the network), resumes after a dropped
+connection, restarts an engine that crashed, and stops an engine after
+``--max-strikes`` misbehaviours (exit status 1). One line per game on standard
+output; ``--log-dir`` keeps a log per game (every engine line included).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import TYPE_CHECKING
+
+from clients.cli import CliError
+
+if TYPE_CHECKING:
+    from clients.bot.brains import Brain, Log, Strike
+    from clients.bot.config import BotConfig
+    from clients.bot.sdk import Bot
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.description = __doc__
+    parser.add_argument(
+        "--config", metavar="FILE", help="a TOML file of these settings (flags win)"
+    )
+    parser.add_argument("--url", help="server address (default ws://127.0.0.1:8765)")
+    parser.add_argument("--name", help="the bot's name (shown with a bot mark)")
+    parser.add_argument("--token", help="secret that claims the name (rated games need it)")
+    who = parser.add_argument_group("who plays (one of)")
+    who.add_argument("--engine", metavar="CMD", help='an engine program, e.g. "./my-engine -q"')
+    who.add_argument(
+        "--level",
+        help="a built-in AI level (random, greedy, mcts, perfect; "
+        "Collecto: random, greedy, search)",
+    )
+    who.add_argument(
+        "--engine-option",
+        action="append",
+        metavar="NAME=VALUE",
+        help="set an option the engine declared (repeatable)",
+    )
+    what = parser.add_argument_group("what it plays")
+    what.add_argument(
+        "--quick-match",
+        nargs="+",
+        metavar="GAME",
+        help="queue for quick match; GAME is GAME[/VARIANT[/RULES]], several are taken in turn",
+    )
+    what.add_argument("--open-room", nargs="+", metavar="GAME", help="keep a room open")
+    what.add_argument("--join", nargs="+", metavar="GAME", help="sit down in open rooms")
+    what.add_argument("--rules", help="rule set (default: the game's)")
+    what.add_argument("--variant", help="variant (default: the game's)")
+    what.add_argument("--seats", type=int, help="players in an open room (Big Board: 2-4)")
+    what.add_argument("--clock", help="time control: none, 5+3 (min+s Fischer), fixed:10")
+    what.add_argument("--rated", action="store_true", default=None, help="rated games")
+    what.add_argument("--games", type=int, help="stop after this many games (0: forever, default)")
+    what.add_argument("--concurrency", type=int, help="games at once (default 1)")
+    how = parser.add_argument_group("how")
+    how.add_argument("--margin-ms", type=int, help="time kept back per move (default 100)")
+    how.add_argument("--untimed-move-s", type=float, help="longest think untimed (default 30)")
+    how.add_argument(
+        "--max-strikes", type=int, help="misbehaviours before the engine is stopped (default 3)"
+    )
+    how.add_argument("--log-dir", metavar="DIR", help="write a log per game there")
+    how.add_argument(
+        "--reconnect-s", type=float, help="keep trying to reconnect so long (default 60)"
+    )
+    how.add_argument("--seed", type=int, help="seed of a built-in level")
+
+
+def _options(pairs: list[str] | None) -> dict[str, str] | None:
+    if not pairs:
+        return None
+    out = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise CliError(f"--engine-option wants NAME=VALUE, got {pair!r}")
+        out[name] = value
+    return out
+
+
+def config_from(args: argparse.Namespace, sdk: bool = False) -> BotConfig:
+    """The run's settings: the config file's, overlaid with the flags given."""
+    from clients.bot.config import ConfigError, build, load_toml
+
+    flags = {k: v for k, v in vars(args).items() if not k.startswith("_")}
+    flags["engine_options"] = _options(flags.pop("engine_option", None))
+    try:
+        return build(load_toml(args.config) if args.config else {}, flags, sdk=sdk)
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+
+
+def run(args: argparse.Namespace, bot: Bot | None = None) -> int:
+    from clients.bot.brains import EngineBrain, LevelBrain, SdkBrain
+    from clients.bot.runner import BotRunner
+
+    cfg = config_from(args, sdk=bot is not None)
+
+    def make_brain(strike: Strike, log: Log) -> Brain:
+        if bot is not None:
+            return SdkBrain(bot, strike)
+        if cfg.engine is not None:
+            return EngineBrain(cfg.engine, cfg.engine_options, strike, log, cfg.untimed_move_s)
+        return LevelBrain(cfg.level or "random", cfg.seed)
+
+    runner = BotRunner(cfg, make_brain, sys.stdout)
+    try:
+        return asyncio.run(runner.run())
+    except OSError as exc:
+        raise CliError(f"cannot reach {cfg.url}: {exc}") from None
+
+
+def main(argv: list[str], bot: Bot | None = None) -> int:
+    """``arena bot`` with a Python bot: the SDK's entry point (clients/bot/sdk.py)."""
+    from clients.cli import CliError as Err
+
+    parser = argparse.ArgumentParser(prog="bot", description="a Python bot on an arena server")
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        return run(args, bot=bot)
+    except Err as exc:
+        print(f"bot: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

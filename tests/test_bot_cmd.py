@@ -1,0 +1,452 @@
+"""``arena bot`` as a real process against a real server on loopback.
+
+Engines are real subprocesses (the examples, tests/engines/bad_engine.py); the
+runner is ``python -m clients.cli bot``. Games are short (random engines, 4x4
+boards, per-move clocks) so that each test takes seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shlex
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from tests.engine_examples import ROOT, bad, example_argv
+from tests.tcp_proxy import TcpProxy
+
+PY_ENGINE = f"{sys.executable} {ROOT / 'clients' / 'examples' / 'python' / 'random_engine.py'}"
+#: every Collapsi and Collecto game a two-seat quick-match room can host
+TWO_PLAYER = [
+    "collapsi/base",
+    "collapsi/base/classic",
+    "collapsi/shifting",
+    "collapsi/players-choice",
+    "collapsi/big-board",
+    "collecto",
+]
+
+
+class Bot:
+    """One ``arena bot`` process; its standard output is collected line by line."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.lines: list[str] = []
+        self.changed = asyncio.Event()
+        self._reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        assert self.proc.stdout is not None
+        while raw := await self.proc.stdout.readline():
+            self.lines.append(raw.decode().rstrip("\n"))
+            self.changed.set()
+
+    async def wait_for(self, text: str, timeout: float = 60) -> str:
+        async def scan() -> str:
+            while True:
+                for line in self.lines:
+                    if text in line:
+                        return line
+                self.changed.clear()
+                await self.changed.wait()
+
+        try:
+            return await asyncio.wait_for(scan(), timeout)
+        except TimeoutError:
+            raise AssertionError(f"no {text!r} from arena bot; it said: {self.lines}") from None
+
+    async def finish(
+        self, timeout: float = 120, others: tuple[Bot, ...] = ()
+    ) -> tuple[int, list[str], str]:
+        try:
+            code = await asyncio.wait_for(self.proc.wait(), timeout)
+        except TimeoutError:
+            said = [b.lines for b in others or (self,)]
+            raise AssertionError(f"arena bot did not finish: {said}") from None
+        await self._reader
+        assert self.proc.stderr is not None
+        err = (await self.proc.stderr.read()).decode()
+        return code, self.lines, err
+
+    def games(self) -> list[str]:
+        return [ln for ln in self.lines if ln.startswith("game ")]
+
+
+async def arena_bot(url: str, name: str, *args: str, env: dict[str, str] | None = None) -> Bot:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "clients.cli",
+        "bot",
+        "--url",
+        url,
+        "--name",
+        name,
+        *args,
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=None if env is None else {**os.environ, **env},
+    )
+    return Bot(proc)
+
+
+@contextlib.asynccontextmanager
+async def bots(*started: Any):
+    procs = [await b for b in started]
+    try:
+        yield procs
+    finally:
+        for b in procs:
+            if b.proc.returncode is None:
+                b.proc.kill()
+                await b.proc.wait()
+
+
+def assert_complete(lines: list[str], count: int) -> None:
+    """``count`` games ended by the rules (not by the clock or a forfeit)."""
+    games = [ln for ln in lines if ln.startswith("game ")]
+    assert len(games) == count, lines
+    for line in games:
+        assert "(no_moves)" in line or "(score)" in line, line
+
+
+COLLAPSI = [g for g in TWO_PLAYER if g != "collecto"]
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize(
+    "level,games",
+    [
+        ("random", TWO_PLAYER),
+        ("greedy", TWO_PLAYER),
+        ("mcts", COLLAPSI),
+        ("perfect", COLLAPSI),
+        ("search", ["collecto"]),
+    ],
+)
+async def test_each_level_plays_every_two_player_game_by_quick_match(arena, level, games):
+    """A built-in level against the Python example engine, one game of each in turn."""
+    await arena.start()
+    common = ["--quick-match", *games, "--games", str(len(games)), "--clock", "fixed:0.6"]
+    async with bots(
+        arena_bot(arena.url, f"lvl-{level}", "--level", level, *common),
+        arena_bot(arena.url, "py-engine", "--engine", PY_ENGINE, *common),
+    ) as (lvl, eng):
+        for bot in (lvl, eng):
+            code, lines, err = await bot.finish(others=(lvl, eng))
+            assert code == 0, err
+            assert_complete(lines, len(games))
+            played = sorted(ln.split()[4] for ln in bot.games())
+            assert played == sorted(g if g.count("/") == 2 else _full(g) for g in games)
+
+
+def _full(spec: str) -> str:
+    """``collapsi/base`` -> ``collapsi/base/standard`` as the summary line writes it."""
+    parts = spec.split("/")
+    return "/".join([*parts, *["base", "standard"][len(parts) - 1 :]])
+
+
+@pytest.mark.timeout(180)
+async def test_node_and_c_engines_play_collapsi_and_collecto(arena, tmp_path):
+    await arena.start()
+    node = shlex.join(example_argv("node", tmp_path))
+    c = shlex.join(example_argv("c", tmp_path))
+    common = ["--quick-match", "collapsi", "collecto", "--games", "2", "--clock", "fixed:2"]
+    async with bots(
+        arena_bot(arena.url, "node-engine", "--engine", node, *common),
+        arena_bot(arena.url, "c-engine", "--engine", c, *common),
+    ) as both:
+        for bot in both:
+            code, lines, err = await bot.finish(others=tuple(both))
+            assert code == 0, err
+            assert_complete(lines, 2)
+
+
+@pytest.mark.timeout(180)
+async def test_big_board_rooms_of_three_and_four_fill_with_joining_bots(arena, tmp_path):
+    """One bot keeps a room open, the others sit down in it (--join): 3 and 4 players."""
+    await arena.start()
+    for seats in (3, 4):
+        variant = "big-board"
+        spec = f"collapsi/{variant}"
+        common = ["--games", "1", "--clock", "fixed:2"]
+        joiners = [
+            arena_bot(arena.url, f"join{seats}-{i}", "--level", "greedy", "--join", spec, *common)
+            for i in range(seats - 1)
+        ]
+        async with bots(
+            arena_bot(
+                arena.url,
+                f"host{seats}",
+                "--engine",
+                PY_ENGINE,
+                "--open-room",
+                spec,
+                "--seats",
+                str(seats),
+                *common,
+            ),
+            *joiners,
+        ) as all_bots:
+            for bot in all_bots:
+                code, _, err = await bot.finish(others=tuple(all_bots))
+                assert code == 0, err
+                [line] = bot.games()
+                assert f"collapsi/{variant}/standard" in line
+                assert "(no_moves)" in line, line
+
+
+@pytest.mark.timeout(120)
+async def test_an_engine_killed_mid_game_is_restarted_and_the_game_goes_on(arena, tmp_path):
+    await arena.start()
+    mark = tmp_path / "crashed-once"
+    crash_once = shlex.join(bad("crash-once"))
+    logs = tmp_path / "logs"
+    env_bot = await arena_bot(
+        arena.url,
+        "fragile",
+        "--engine",
+        crash_once,
+        "--quick-match",
+        "collapsi",
+        "--games",
+        "1",
+        "--clock",
+        "fixed:5",
+        "--log-dir",
+        str(logs),
+        env={"ARENA_BAD_MARK": str(mark)},
+    )
+    async with bots(
+        _ready(env_bot),
+        arena_bot(
+            arena.url,
+            "steady",
+            "--level",
+            "random",
+            "--quick-match",
+            "collapsi",
+            "--games",
+            "1",
+            "--clock",
+            "fixed:5",
+        ),
+    ) as (fragile, steady):
+        code, lines, err = await fragile.finish(others=(fragile, steady))
+        assert code == 0, err
+        assert mark.exists()
+        assert any("strike 1/3: crashed" in ln and "exit status 4" in ln for ln in lines), lines
+        assert_complete(lines, 1)
+        [log] = logs.iterdir()
+        text = log.read_text()
+        assert "dying on purpose" in text and "engine restarted" in text
+        code, lines, _ = await steady.finish()
+        assert_complete(lines, 1)
+
+
+async def _ready(bot: Bot) -> Bot:
+    return bot
+
+
+@pytest.mark.timeout(120)
+async def test_an_engine_that_keeps_crashing_is_stopped_after_its_strikes(arena):
+    await arena.start()
+    async with bots(
+        arena_bot(
+            arena.url,
+            "crasher",
+            "--engine",
+            shlex.join(bad("crash")),
+            "--quick-match",
+            "collapsi",
+            "--clock",
+            "fixed:5",
+            "--max-strikes",
+            "2",
+        ),
+        arena_bot(
+            arena.url,
+            "steady2",
+            "--level",
+            "random",
+            "--quick-match",
+            "collapsi",
+            "--games",
+            "1",
+            "--clock",
+            "fixed:5",
+        ),
+    ) as (crasher, steady):
+        code, lines, err = await crasher.finish(others=(crasher, steady))
+        assert code == 1, err
+        assert any(
+            ln.startswith('stopped: engine "') and "stopped after 2 strikes: crashed" in ln
+            for ln in lines
+        ), lines
+        code, lines, _ = await steady.finish()
+        [game] = steady.games()
+        assert "win (resign)" in game, game
+
+
+@pytest.mark.timeout(120)
+async def test_the_runner_resumes_after_its_connection_is_cut_mid_game(arena, tmp_path):
+    """ann plays the bot; after her second move the bot's connection is cut (no close
+    frame); the bot resumes its session and the game ends by the rules, not by abandon."""
+    await arena.start()
+    port = arena.arena.config.port
+    async with (
+        TcpProxy(port) as proxy,
+        bots(
+            arena_bot(
+                f"ws://127.0.0.1:{proxy.port}",
+                "resumer",
+                "--engine",
+                PY_ENGINE,
+                "--quick-match",
+                "collapsi",
+                "--games",
+                "1",
+                "--log-dir",
+                str(tmp_path),
+            ),
+        ) as (bot,),
+    ):
+        await bot.wait_for("logged in")
+        ann = await arena.client("ann")
+        await ann.quick_match("collapsi", rated=False)
+        matched = await ann.next(type="matched", timeout=30)
+        room, seat, moves = matched.room, matched.seat, 0
+        while True:
+            ev = await ann.next(
+                type=("game_started", "move_made", "game_over"), room=room, timeout=30
+            )
+            if ev.type == "game_over":
+                break
+            if ev.to_move == seat:
+                await ann.move(room, ev.legal_moves[0])
+                moves += 1
+                if moves == 2:
+                    proxy.cut()
+        assert ev.result.reason == "no_moves", ev.result
+        code, lines, err = await bot.finish()
+        assert code == 0, err
+        assert "reconnected: session resumed" in lines, lines
+        assert_complete(lines, 1)
+        assert proxy.accepted >= 2
+
+
+@pytest.mark.timeout(120)
+async def test_a_toml_config_file_with_flags_on_top(arena, tmp_path):
+    await arena.start()
+    config = tmp_path / "bot.toml"
+    config.write_text(
+        f'url = "{arena.url}"\n'
+        'name = "from-file"\n'
+        f'engine = "{PY_ENGINE}"\n'
+        'quick_match = ["collecto"]\n'
+        "games = 5\n"
+        'clock = "fixed:3"\n'
+        f'log_dir = "{tmp_path / "logs"}"\n'
+        "[engine_options]\nSeed = 42\n"
+    )
+    async with bots(
+        arena_bot(arena.url, "from-flags", "--config", str(config), "--games", "1"),
+        arena_bot(
+            arena.url,
+            "other",
+            "--level",
+            "greedy",
+            "--quick-match",
+            "collecto",
+            "--games",
+            "1",
+            "--clock",
+            "fixed:3",
+        ),
+    ) as (filed, other):
+        code, lines, err = await filed.finish(others=(filed, other))
+        assert code == 0, err
+        assert lines[0].startswith("bot from-flags: logged in")  # the flag won
+        assert_complete(lines, 1)
+        [log] = (tmp_path / "logs").iterdir()
+        assert "engine > setoption name Seed value 42" in log.read_text()
+        await other.finish()
+
+
+def test_bad_settings_are_one_line_errors(tmp_path):
+    bad_toml = tmp_path / "bad.toml"
+    bad_toml.write_text('name = "x"\nspeed = 3\n')
+    for args, message in [
+        (["--name", "x", "--quick-match", "collapsi"], "exactly one of --engine CMD and --level"),
+        (
+            ["--name", "x", "--level", "search", "--quick-match", "collapsi"],
+            "no collapsi level 'search'",
+        ),
+        (["--name", "x", "--level", "random"], "say what to play"),
+        (["--name", "x", "--level", "random", "--quick-match", "chess"], "unknown game 'chess'"),
+        (["--config", str(bad_toml)], "unknown settings speed"),
+        (
+            ["--name", "x", "--level", "random", "--quick-match", "collapsi", "--clock", "soon"],
+            "cannot read time control",
+        ),
+    ]:
+        done = subprocess.run(
+            [sys.executable, "-m", "clients.cli", "bot", *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2, (args, done.stderr)
+        assert message in done.stderr, (args, done.stderr)
+        assert "Traceback" not in done.stderr
+
+
+def _readme_bot() -> str:
+    text = (ROOT / "README.md").read_text().split("## Write a bot", 1)[1]
+    block = text.split("```python", 1)[1].split("```", 1)[0]
+    return "\n".join(line[2:] for line in block.splitlines())
+
+
+def test_the_readme_bot_is_the_sdk_example_and_about_15_lines():
+    code = _readme_bot().strip()
+    example = (ROOT / "clients" / "examples" / "python" / "sdk_bot.py").read_text()
+    assert code.split("# arena bot's")[0].rstrip().rstrip(")") in example
+    assert len([ln for ln in code.splitlines() if ln.strip()]) <= 15
+
+
+@pytest.mark.timeout(120)
+async def test_the_sdk_bot_plays_every_two_player_game(arena, tmp_path):
+    """The README's bot, as a user runs it (python sdk_bot.py ...), against a level."""
+    await arena.start()
+    script = tmp_path / "readme_bot.py"
+    script.write_text(_readme_bot())
+    common = ["--quick-match", *TWO_PLAYER, "--games", str(len(TWO_PLAYER))]
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(script),
+        "--url",
+        arena.url,
+        "--name",
+        "sdk",
+        *common,
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    async with bots(
+        _ready(Bot(proc)), arena_bot(arena.url, "lvl", "--level", "random", *common)
+    ) as (sdk, lvl):
+        code, lines, err = await sdk.finish(others=(sdk, lvl))
+        assert code == 0, err
+        assert_complete(lines, len(TWO_PLAYER))
+        assert lines[0] == f"bot sdk: logged in at {arena.url}"
+        await lvl.finish()
