@@ -18,19 +18,17 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
 
+from server.host import Host
 from server.presence.base import name_key
-
-if TYPE_CHECKING:
-    from server.app import Arena
 
 log = structlog.get_logger("arena.restore")
 
 
-async def restore_previous_run(arena: Arena) -> dict[str, Any]:
+async def restore_previous_run(arena: Host) -> dict[str, Any]:
     """Bring back the sessions and rooms the store kept; what was restored."""
     from server.sessions import Session
 
@@ -49,7 +47,7 @@ async def restore_previous_run(arena: Arena) -> dict[str, Any]:
         s.rooms = set(data.get("rooms") or [])
         arena.sessions[sid] = s
         arena.online_names[name_key(player["name"])] = sid
-        s.expiry = loop.call_later(arena.config.grace, arena.session_service._expire, s)
+        s.expiry = loop.call_later(arena.config.grace, arena.session_service.expire, s)
         sessions += 1
     arena.metrics.sessions.set(len(arena.sessions))
     # they are this node's now (the previous run's node name is gone), in one commit

@@ -142,10 +142,10 @@ class SessionService:
         with contextlib.suppress(Exception):
             await self.arena.presence.touch_session(s.id, self.arena.config.grace)
         loop = asyncio.get_running_loop()
-        s.expiry = loop.call_later(self.arena.config.grace, lambda: self._expire(s))
+        s.expiry = loop.call_later(self.arena.config.grace, lambda: self.expire(s))
         conn.log.info("connection_lost", session=s.id)
 
-    def _expire(self, s: Session) -> None:
+    def expire(self, s: Session) -> None:
         """The grace period ran out: the session is gone, and so are its seats."""
         if s.conn is not None:
             return
