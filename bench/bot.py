@@ -1,7 +1,8 @@
 """What ``arena bot`` adds to each move, and many games in one runner process.
 
-A server (``arena serve``) and an opponent runner (``arena bot --level random``) run
-as subprocesses; the measured runner runs in this process with an engine program
+A server (``arena serve``) and an opponent runner (``arena bot`` with an engine that
+answers after ``--opponent-ms``, so that games last and many are under way at once)
+run as subprocesses; the measured runner runs in this process with an engine program
 that answers at once (clients/examples/python/random_engine.py), ``--concurrency``
 games at a time, ``--games`` in all, by quick match. For every move it records the
 runner's own time (from routing the server's event to the game, until the move is
@@ -9,6 +10,8 @@ handed to the client library, without the engine) and the engine's (the pipe rou
 trip and its answer). Prints a table; ``--json PATH`` writes the figures.
 
     .venv/bin/python bench/bot.py --games 100 --concurrency 100
+
+``bench/bot.py --slow-engine MS`` is the opponent's engine (standard library only).
 """
 
 from __future__ import annotations
@@ -25,11 +28,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from clients.bot.brains import EngineBrain  # noqa: E402
-from clients.bot.config import BotConfig  # noqa: E402
-from clients.bot.runner import BotRunner  # noqa: E402
 
 ENGINE = f"{sys.executable} {ROOT / 'clients' / 'examples' / 'python' / 'random_engine.py'}"
 
@@ -39,7 +37,31 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
 
 
-async def bench(games: int, concurrency: int) -> dict[str, float]:
+def slow_engine(ms: int) -> None:
+    """An engine that answers the first legal move after ``ms`` milliseconds."""
+    legal: list[str] = []
+    for line in sys.stdin:
+        words = line.split()
+        if words[:1] == ["arena"]:
+            print("id name slow\narenaok 1", flush=True)
+        elif words[:1] == ["isready"]:
+            print("readyok", flush=True)
+        elif words[:1] == ["legal"]:
+            legal = words[1:]
+        elif words[:1] == ["go"]:
+            time.sleep(ms / 1000)
+            print(f"bestmove {legal[0] if legal else 'resign'}", flush=True)
+        elif words[:1] == ["quit"]:
+            return
+
+
+async def bench(games: int, concurrency: int, opponent_ms: int) -> dict[str, float]:
+    # imported here: the same file is the opponent's engine, which must start fast
+    sys.path.insert(0, str(ROOT))
+    from clients.bot.brains import EngineBrain
+    from clients.bot.config import BotConfig
+    from clients.bot.runner import BotRunner
+
     server = subprocess.Popen(
         [
             sys.executable,
@@ -104,17 +126,23 @@ async def bench(games: int, concurrency: int) -> dict[str, float]:
     real_start = runner._start_game
 
     def start_game(room: str, state: object = None) -> None:
-        nonlocal peak
         real_start(room, state)  # type: ignore[arg-type]
-        peak = max(peak, len(runner.tasks))
         timings_of.append(runner.tasks[room])
+
+    async def sample() -> None:  # games under way at once, every 20 ms
+        nonlocal peak
+        while True:
+            peak = max(peak, len(runner.tasks))
+            await asyncio.sleep(0.02)
 
     timings_of: list = []
     runner._start_game = start_game  # type: ignore[method-assign]
     began = time.monotonic()
+    sampler = asyncio.create_task(sample())
     try:
-        code = await asyncio.wait_for(runner.run(), 600)
+        code = await asyncio.wait_for(runner.run(), 1200)
     finally:
+        sampler.cancel()
         opponent.kill()
         server.terminate()
         server.wait(10)
@@ -142,9 +170,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--concurrency", type=int, default=100)
+    parser.add_argument("--opponent-ms", type=int, default=3000)
+    parser.add_argument("--slow-engine", type=int, metavar="MS", help=argparse.SUPPRESS)
     parser.add_argument("--json", metavar="PATH")
     args = parser.parse_args()
-    r = asyncio.run(bench(args.games, args.concurrency))
+    if args.slow_engine is not None:
+        slow_engine(args.slow_engine)
+        return 0
+    r = asyncio.run(bench(args.games, args.concurrency, args.opponent_ms))
     print(
         "| games | peak at once | moves | wall s | runner p50 ms | runner p99 ms | "
         "runner max ms | engine p50 ms | engine p99 ms |"

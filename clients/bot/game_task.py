@@ -54,6 +54,7 @@ class GameTask:
         self._moved_at = -1  # the history length the bot last answered for
         #: (runner ms, brain ms) per move played
         self.timings: list[tuple[float, float]] = []
+        self._ready_at = 0.0
 
     def feed(self, msg: Any) -> None:
         self.queue.put_nowait((msg, time.monotonic()))
@@ -136,6 +137,7 @@ class GameTask:
         self.log(f"game {self.started_game} starts: {g.name}/{g.variant}, seat {self.seat}")
         try:
             await self.brain.new_game(self.game, self.seat)
+            self._ready_at = time.monotonic()  # the brain's set-up is not the runner's time
         except EngineRefused as exc:
             self.log(f"the engine refused the game: {exc}; resigning")
             await self.send_move(RESIGN)
@@ -187,7 +189,8 @@ class GameTask:
         self.log(f"plays {move} ({took:.0f} ms)")
         # the runner's own time for this move (bench/bot.py): before asking the brain,
         # and from its answer until the move goes out
-        self.timings.append(((started - received + time.monotonic() - done) * 1000, took))
+        since = max(received, self._ready_at)
+        self.timings.append(((started - since + time.monotonic() - done) * 1000, took))
         await self.send_move(move)
 
     async def send_move(self, move: str) -> None:
