@@ -43,6 +43,7 @@ class GameTask:
         self.log = log
         self.margin_ms = margin_ms
         self.online = online  # set while the session is connected (not mid-resume)
+        self.brain_ready = True  # False: the runner starts the brain as the game starts
         self.queue: asyncio.Queue[tuple[Any, float]] = asyncio.Queue()
         self.game: Game | None = None
         self.seat: int | None = None

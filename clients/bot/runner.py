@@ -31,6 +31,8 @@ from protocol import messages as m
 BrainFactory = Callable[[Callable[[str], None], Callable[[str], None]], Brain]
 #: refusals of what the bot asks for that no retry can cure: the run stops (status 1)
 _FATAL = frozenset({"unknown_game", "bad_setup", "bad_request", "forbidden", "not_authenticated"})
+#: brains started ahead of their games at most
+_WARM_MAX = 8
 #: messages kept for a room the runner has not met yet (quick match sends a few first)
 _EARLY_MAX = 64
 
@@ -84,7 +86,11 @@ class BotRunner:
         self._drops = 0
         self._players: set[asyncio.Task[None]] = set()
         #: a brain started before its game (an engine's start-up costs no clock time)
-        self._spare: tuple[Brain, GameLog] | None = None
+        #: brains started before their games (an engine's start-up costs no clock time);
+        #: several start at once when several games may begin
+        self._spares: list[tuple[Brain, GameLog]] = []
+        self._starting = 0
+        self._spare_ready = asyncio.Event()
 
     # -- output ------------------------------------------------------------------------
     def say(self, text: str) -> None:
@@ -127,6 +133,8 @@ class BotRunner:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await dispatcher
             await self._stop_games()
+            with contextlib.suppress(ArenaError, ConnectionLost, TimeoutError):
+                await self.client.logout()  # the name is free again at once
             with contextlib.suppress(Exception):
                 await self.client.close()
         if self.fatal is not None:
@@ -152,12 +160,37 @@ class BotRunner:
         return self.cfg.spec(specs[self.started % len(specs)])
 
     async def _warm(self) -> None:
-        """Have a started brain ready for the next game."""
-        if self._spare is None:
-            log = GameLog()
-            brain = self.make_brain(self.strike, log)
+        """Have a started brain ready for the next game: start as many at once as games
+        may still begin (at most :data:`_WARM_MAX`), and wait until one is up."""
+        room = min(_WARM_MAX, self.cfg.concurrency - len(self.tasks))
+        if self.cfg.games:
+            room = min(room, self.cfg.games - self.started)
+        for _ in range(room - len(self._spares) - self._starting):
+            self._starting += 1
+            task = asyncio.create_task(self._warm_one())
+            self._players.add(task)
+            task.add_done_callback(self._players.discard)
+        while not self._spares and self.fatal is None:
+            self._spare_ready.clear()
+            await self._spare_ready.wait()
+
+    async def _warm_one(self) -> None:
+        log = GameLog()
+        brain = self.make_brain(self.strike, log)
+        try:
             await brain.start()
-            self._spare = (brain, log)
+            self._spares.append((brain, log))
+        except EngineNotFound as exc:
+            self.fatal = exc
+        except EngineProcessError as exc:
+            try:
+                self.strike(f"failed to start: {exc}")
+            except StruckOut as out:
+                self.fatal = out
+        finally:
+            self._starting -= 1
+            self._spare_ready.set()
+            self._changed.set()
 
     async def _feed_games(self) -> None:
         """Keep as many games going as allowed: queue for quick match, open rooms, join."""
@@ -168,6 +201,8 @@ class BotRunner:
             if self._room_for_more() and self._online.is_set():
                 try:
                     await self._warm()
+                    if self.fatal is not None:
+                        return
                     if self.cfg.quick_match:
                         key = (self._drops, self.started)  # before: a match may come first
                         if queued != key:
@@ -265,13 +300,14 @@ class BotRunner:
         if room in self.tasks:
             return
         log = self.game_log(room)
-        if self._spare is not None:
-            brain, sink = self._spare
-            self._spare = None
+        ready = bool(self._spares)
+        if self._spares:
+            brain, sink = self._spares.pop()
             sink.attach(log)
-        else:  # pragma: no cover - the feeder warms one before every game
+        else:  # none warmed yet: it starts with its game (_play)
             brain = self.make_brain(self.strike, log)
         task = GameTask(lambda: self.client, room, brain, log, self.cfg.margin_ms, self._online)
+        task.brain_ready = ready
         self.tasks[room] = task
         self.started += 1
         if state is not None:
@@ -286,6 +322,8 @@ class BotRunner:
     async def _play(self, task: GameTask) -> None:
         result = None
         try:
+            if not task.brain_ready:
+                await task.brain.start()
             result = await task.run()
         except StruckOut as exc:
             self.fatal = exc
@@ -334,8 +372,7 @@ class BotRunner:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await player
         brains = [t.brain for t in self.tasks.values()]
-        if self._spare is not None:
-            brains.append(self._spare[0])
+        brains += [b for b, _ in self._spares]
         for brain in brains:
             with contextlib.suppress(Exception):
                 await brain.close()
