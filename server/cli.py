@@ -46,8 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--redis",
         default=None,
-        help="presence in Redis: redis://[:PASSWORD@]HOST:PORT/DB, rediss://... (TLS) "
-        "or unix:///PATH; default: --store",
+        help="presence in Redis: redis://[:PASSWORD@]HOST:PORT/DB, rediss://... (TLS), "
+        "unix:///PATH, or redis+sentinel://[:PASSWORD@]HOST:PORT[,HOST:PORT...]/SERVICE/DB "
+        "(Sentinel: follows the primary through a failover); default: --store",
     )
     parser.add_argument(
         "--redis-prefix",

@@ -20,12 +20,15 @@ def open_presence(url: str | None = None, prefix: str = "arena:") -> Presence:
         from server.presence.sqlite import SqlitePresence
 
         return SqlitePresence(url.removeprefix("sqlite:"), prefix=prefix)
-    if url.startswith(("redis://", "rediss://", "unix://")):
+    if url.startswith(("redis://", "rediss://", "unix://", "redis+sentinel://")):
         try:
             from server.presence.redis import RedisPresence
         except ImportError as exc:
             raise PresenceError("this build has no Redis presence") from exc
-        return RedisPresence(url, prefix=prefix)
+        try:
+            return RedisPresence(url, prefix=prefix)
+        except ValueError as exc:  # a URL that does not parse
+            raise PresenceError(str(exc)) from exc
     raise PresenceError(f"unknown presence URL {url!r}")
 
 

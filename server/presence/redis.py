@@ -56,6 +56,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, WatchError
 
+from server.presence import sentinel
 from server.presence.base import (
     JSON,
     LeaseLost,
@@ -74,6 +75,7 @@ from server.presence.resp import (
     RespConnectionError,
     encode,
 )
+from server.presence.sentinel import Locator
 
 T = TypeVar("T")
 
@@ -438,21 +440,28 @@ class RedisPresence(Presence):
         }
         # one retry on a broken connection (after a Redis restart a pooled connection fails
         # once, then reconnects); none on a timeout, which may have run the command already
-        # a blocking pool: a burst of requests waits for a free connection (up to the timeout)
-        pool = aioredis.BlockingConnectionPool.from_url(
-            url,
-            retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
-            max_connections=64,
-            timeout=socket_timeout,
-            **common,
-        )
+        retry = Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,))
+        self._locator: Locator | None = None
+        locate = None
+        if url.startswith(sentinel.SCHEME):  # both clients follow Sentinel's primary
+            self._locator = Locator(sentinel.parse(url), socket_timeout, connect_timeout)
+            pool: Any = self._locator.pool(retry=retry, max_connections=64, **common)
+            locate, url = self._locator.primary, self._locator.config.redis_url()
+        else:
+            # a blocking pool: a burst of requests waits for a free connection (up to the
+            # timeout)
+            pool = aioredis.BlockingConnectionPool.from_url(
+                url, retry=retry, max_connections=64, timeout=socket_timeout, **common
+            )
         self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
         self._subs: set[RedisSubscription] = set()
         #: told of every round trip (operation, its perf_counter start, error or None)
         self.observe: Callable[[str, float, str | None], None] = _ignore
         # single commands (most of a room's traffic) go through one lean pipelined
         # connection: see server.presence.resp for why
-        self._resp = RespClient(url, timeout=socket_timeout, connect_timeout=connect_timeout)
+        self._resp = RespClient(
+            url, timeout=socket_timeout, connect_timeout=connect_timeout, locate=locate
+        )
         self._renew_many = self.redis.register_script(_RENEW_MANY)
         self._append = _Lua(_APPEND)
         self._append_saving_room = _Lua(_APPEND_SAVING_ROOM)
@@ -498,6 +507,9 @@ class RedisPresence(Presence):
         await self._resp.close()
         with contextlib.suppress(Exception):
             await self.redis.aclose()
+        if self._locator is not None:
+            with contextlib.suppress(Exception):
+                await self._locator.close()
 
     @_guard
     async def ping(self) -> bool:

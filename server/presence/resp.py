@@ -23,12 +23,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import hiredis
 from hiredis import pack_command
 from redis.connection import parse_url
+from redis.exceptions import RedisError
 
 
 class RespConnectionError(ConnectionError):
@@ -163,7 +164,15 @@ class Connection(asyncio.Protocol):
 class RespClient:
     """One lazily (re)opened connection to the Redis of ``url`` (redis://, rediss://, unix://)."""
 
-    def __init__(self, url: str, timeout: float = 2.0, connect_timeout: float = 1.0) -> None:
+    def __init__(
+        self,
+        url: str,
+        timeout: float = 2.0,
+        connect_timeout: float = 1.0,
+        locate: Callable[[], Awaitable[tuple[str, int]]] | None = None,
+    ) -> None:
+        """``locate``: where to connect, asked at each (re)connection (Sentinel's current
+        primary, :mod:`server.presence.sentinel`); else the URL's host and port."""
         if not url.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError(f"not a Redis URL: {url!r}")
         opts = parse_url(url)  # redis-py's reading of the URL: host, port, db, user, TLS
@@ -176,6 +185,7 @@ class RespClient:
         self._user: str | None = opts.get("username")
         self._password: str | None = opts.get("password")
         self._db = int(opts.get("db") or 0)
+        self._locate = locate
         self._proto: Connection | None = None
         self._opening: asyncio.Future[Connection] | None = None
 
@@ -196,6 +206,8 @@ class RespClient:
                     raise
                 continue
             if type(value) is ReplyError:
+                if str(value).startswith("READONLY"):  # a demoted primary: find the new one
+                    proto.close()
                 raise value
             return value
         raise AssertionError("unreachable")
@@ -213,7 +225,7 @@ class RespClient:
         """A new connection of the caller's own (a subscription's), ready for commands."""
         try:
             return await self._connect()
-        except (OSError, TimeoutError) as exc:
+        except (OSError, TimeoutError, RedisError) as exc:  # RedisError: no primary known
             raise RespConnectionError(f"cannot connect to redis: {exc}") from exc
 
     async def _connect(self) -> Connection:
@@ -224,8 +236,11 @@ class RespClient:
                     lambda: Connection(self.timeout), self._unix
                 )
             else:
+                host, port = self._host, self._port
+                if self._locate is not None:
+                    host, port = await self._locate()
                 _, proto = await loop.create_connection(
-                    lambda: Connection(self.timeout), self._host, self._port, ssl=self._ssl or None
+                    lambda: Connection(self.timeout), host, port, ssl=self._ssl or None
                 )
             setup = []
             if self._password is not None:
