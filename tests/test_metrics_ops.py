@@ -5,7 +5,10 @@ spectators and rooms per node; and no ``_created`` lines."""
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 import signal
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from redis_server import RedisServer
@@ -14,11 +17,18 @@ from test_server_process import _http_get
 
 from clients.client import ArenaError, Client
 
+DASHBOARD = Path(__file__).resolve().parent.parent / "deploy" / "grafana-dashboard.json"
+
+
+async def metrics_text(url: str) -> str:
+    status, _, body = await _http_get(urlsplit(url).port or 0, "/metrics")
+    assert status == 200
+    return body
+
 
 async def scrape(url: str) -> dict[str, float]:
     """``/metrics`` of the node at ``url`` (its game port), series -> value."""
-    status, _, body = await _http_get(urlsplit(url).port or 0, "/metrics")
-    assert status == 200
+    body = await metrics_text(url)
     lines = [line for line in body.splitlines() if line and not line.startswith("#")]
     assert not [line for line in lines if "_created" in line.split(" ")[0]]
     return {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1]) for line in lines}
@@ -73,6 +83,13 @@ async def test_metrics_an_operator_needs(redis_server: RedisServer) -> None:
             await _refused(bob)
             errors = series(await scrape(g2.url), "arena_redis_errors_total")
             assert sum(errors.values()) >= 1 and all('error="' in k for k in errors)
+            # every series the Grafana dashboard plots exists
+            exposed = re.findall(r"(?m)^(\w+)[{ ]", await metrics_text(g2.url))
+            exprs = [
+                t["expr"] for p in json.loads(DASHBOARD.read_text())["panels"] for t in p["targets"]
+            ]
+            used = set(re.findall(r"\b((?:arena|process)_\w+)", " ".join(exprs)))
+            assert len(used) >= 10 and used <= set(exposed), used - set(exposed)
             redis_server.start()
         finally:
             for c in (ann, bob, eve, cat):
