@@ -43,7 +43,6 @@ from websockets.asyncio.client import ClientConnection
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.pairs import open_game
 from bench.server import (  # the repository root is on the path now
     CTX,
     OPENING,
@@ -58,6 +57,7 @@ from bench.server import (  # the repository root is on the path now
     idle_worker,
     login,
     open_ws,
+    play_pair,
     raise_nofile,
     rss_bytes,
     split,
@@ -173,7 +173,10 @@ def game_worker(pipe: Any, pairs: list[tuple[str, str]], index: int, opts: dict[
         loop.call_at(loop.time() + max(0.0, end - time.monotonic()), window.stop.set)
         for p in players:
             p.window = window
-        tasks = [play_games(players[i], players[i + 1], window) for i in range(0, len(players), 2)]
+        tasks = [
+            play_pair(players[i], players[i + 1], window, "collapsi", "standard", gone_ok=True)
+            for i in range(0, len(players), 2)
+        ]
         results = await asyncio.gather(*tasks, return_exceptions=True)
         for r in results:
             if isinstance(r, BaseException):
@@ -185,30 +188,6 @@ def game_worker(pipe: Any, pairs: list[tuple[str, str]], index: int, opts: dict[
                 "latencies": stats.latencies}  # fmt: skip
 
     pipe.send(asyncio.run(main()))
-
-
-async def play_games(a: Player, b: Player, window: Window) -> None:
-    """bench/server.py's play_pair, but a leave that finds the room gone already counts as
-    left (seen with the second player on another node: see docs/SCALING.md)."""
-    while not window.stop.is_set():
-        room = await open_game(a, b, "collapsi", "standard")
-        stop = asyncio.ensure_future(window.stop.wait())
-        over = asyncio.ensure_future(a.over.wait())
-        await asyncio.wait({stop, over}, return_when=asyncio.FIRST_COMPLETED)
-        stop.cancel()
-        over.cancel()
-        if window.stop.is_set():
-            return
-        await b.over.wait()
-        if window.inside(time.monotonic()):
-            a.stats.games += 1
-        for p in (a, b):
-            try:
-                await p.request({"type": "leave_room", "room": room})
-            except RequestError as exc:
-                if "unknown_room" not in str(exc):
-                    raise
-                p.stats.errors["leave_room: unknown_room (the room was gone)"] += 1
 
 
 def games_phase(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
