@@ -46,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.server import (  # the repository root is on the path now
     CTX,
     OPENING,
+    IdleConnections,
     Player,
     RequestError,
     ServerProc,
@@ -54,7 +55,6 @@ from bench.server import (  # the repository root is on the path now
     arena_server,
     cpu_seconds,
     free_port,
-    idle_worker,
     login,
     open_ws,
     play_pair,
@@ -308,29 +308,15 @@ def idle_phase(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
     try:
         time.sleep(0.5)
         base = rss_bytes(srv.pid)
-        url = f"ws://127.0.0.1:{srv.port}"
-        procs, pipes = [], []
-        for i, n in enumerate(split(args.idle, args.workers)):
-            parent, child = CTX.Pipe()
-            proc = CTX.Process(target=idle_worker, args=(child, url, n, i), daemon=True)
-            proc.start()
-            procs.append(proc)
-            pipes.append(parent)
-        opened = 0
-        for p in pipes:
-            if not p.poll(300):
-                raise RuntimeError("idle: a worker did not finish opening in 300 s")
-            opened += p.recv()["open"]
+        idle = IdleConnections(f"ws://127.0.0.1:{srv.port}", args.idle, args.workers)
+        opened = idle.opened
         time.sleep(1.0)
         cpu0, t0 = cpu_seconds(srv.pid), time.monotonic()
         time.sleep(args.idle_s)
         cpu = cpu_seconds(srv.pid) - cpu0
         held = time.monotonic() - t0
         rss = rss_bytes(srv.pid)
-        for p in pipes:
-            p.send("close")
-        for proc in procs:
-            proc.join(30)
+        idle.close()
         return {
             "open": opened,
             "seconds": held,

@@ -814,36 +814,47 @@ def baseline_phase(mode: str, args: argparse.Namespace, payload: bytes) -> dict[
         srv.stop()
 
 
+class IdleConnections:
+    """``total`` logged-in connections to ``url``, held by ``workers`` processes (each an
+    ``idle_worker``) until :meth:`close`; ``opened`` of them opened."""
+
+    def __init__(self, url: str, total: int, workers: int) -> None:
+        self.procs, self.pipes = [], []
+        for i, n in enumerate(split(total, workers)):
+            parent, child = CTX.Pipe()
+            proc = CTX.Process(target=idle_worker, args=(child, url, n, i), daemon=True)
+            proc.start()
+            self.procs.append(proc)
+            self.pipes.append(parent)
+        self.opened, self.errors = 0, Counter[str]()
+        for p in self.pipes:
+            if not p.poll(300):
+                raise RuntimeError("idle: a worker did not finish opening in 300 s")
+            r = p.recv()
+            self.opened += r["open"]
+            self.errors.update(r["errors"])
+
+    def close(self) -> None:
+        for p in self.pipes:
+            p.send("close")
+        for proc in self.procs:
+            proc.join(30)
+
+
 def idle_phase(args: argparse.Namespace) -> dict[str, Any]:
     srv = start_server(arena_server, ["--store", "memory"], None, args.server_log)
     try:
         time.sleep(0.3)
         base = rss_bytes(srv.pid)
         fds0 = open_fds(srv.pid)
-        url = f"ws://127.0.0.1:{srv.port}"
-        procs, pipes = [], []
-        for i, n in enumerate(split(args.connections, args.workers)):
-            parent, child = CTX.Pipe()
-            proc = CTX.Process(target=idle_worker, args=(child, url, n, i), daemon=True)
-            proc.start()
-            procs.append(proc)
-            pipes.append(parent)
         t0 = time.monotonic()
-        opened, errors = 0, Counter()
-        for p in pipes:
-            if not p.poll(300):
-                raise RuntimeError("idle: a worker did not finish opening in 300 s")
-            r = p.recv()
-            opened += r["open"]
-            errors.update(r["errors"])
+        idle = IdleConnections(f"ws://127.0.0.1:{srv.port}", args.connections, args.workers)
+        opened, errors = idle.opened, idle.errors
         open_s = time.monotonic() - t0
         time.sleep(1.0)  # let the server settle (handshake buffers freed)
         rss = rss_bytes(srv.pid)
         held = open_fds(srv.pid) - fds0
-        for p in pipes:
-            p.send("close")
-        for proc in procs:
-            proc.join(30)
+        idle.close()
         return {
             "requested": args.connections,
             "open": opened,

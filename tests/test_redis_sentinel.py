@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 import redis
-from arena_process import serve_command, start_node, stop_node
+from arena_process import Node
 from redis_server import RedisServer, free_port, redis_server_binary
-from test_multinode import assert_gap_free, client, moves_in_log, play, start_game
+from test_multinode import assert_gap_free, client, cluster, moves_in_log, play, start_game
 
 from server.presence import PresenceError, open_presence
 from server.presence.redis import RedisPresence
@@ -98,10 +98,13 @@ async def test_a_game_goes_on_when_sentinel_promotes_the_replica(
     primary, replica, sentinel = replicated
     # the first Sentinel listed is down (a closed port): discovery asks the next
     url = f"redis+sentinel://127.0.0.1:{free_port()},127.0.0.1:{sentinel.port}/{SERVICE}/0"
-    argv = ["--redis", url, "--redis-prefix", "sent:", "--lease-ttl", "2", "--grace", "30"]
-    n1, n2 = await asyncio.gather(
-        *(start_node(serve_command("--node", n, *argv), name=n) for n in ("s1", "s2"))
-    )
+    async with cluster(url, "sent:", ["s1", "s2"], lease_ttl=2) as (n1, n2):
+        await _play_through_failover(url, n1, n2, primary, replica, sentinel)
+
+
+async def _play_through_failover(
+    url: str, n1: Node, n2: Node, primary: RedisServer, replica: RedisServer, sentinel: Sentinel
+) -> None:
     presence = RedisPresence(url, prefix="sent:")
     await presence.start()
     ann, bob = await client(n1.url, "ann"), await client(n2.url, "bob")
@@ -135,8 +138,6 @@ async def test_a_game_goes_on_when_sentinel_promotes_the_replica(
         for c in (ann, bob):
             await c.close()
         await presence.close()
-        for n in (n1, n2):
-            await stop_node(n, clean=False)
 
 
 def test_sentinel_urls_are_read_or_refused_clearly() -> None:
