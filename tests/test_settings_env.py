@@ -17,6 +17,8 @@ from redis_server import RedisServer, free_port
 
 from clients.client import Client
 from server import cli
+from server.presence import PresenceError
+from server.presence.redis import RedisPresence
 from server.settings import env_name, from_environment, options
 
 TABLE_HEAD = "| variable | flag | default | what it sets |"
@@ -146,3 +148,14 @@ def test_a_choice_outside_the_list_is_refused(bad: str) -> None:
     parser = serve_parser()
     with pytest.raises(SystemExit):
         from_environment(parser, {"ARENA_LOG_LEVEL": bad})
+
+
+async def test_a_redis_that_cannot_be_reached_is_named_without_its_password() -> None:
+    presence = RedisPresence(f"redis://:topsecret@127.0.0.1:{free_port()}/0")
+    try:
+        with pytest.raises(PresenceError) as refused:
+            await presence.start(wait=0.2)
+    finally:
+        await presence.close()
+    assert "redis://:***@127.0.0.1" in str(refused.value)
+    assert "topsecret" not in str(refused.value)

@@ -76,6 +76,7 @@ from server.presence.resp import (
     encode,
 )
 from server.presence.sentinel import Locator
+from server.settings import redacted
 
 T = TypeVar("T")
 
@@ -497,7 +498,8 @@ class RedisPresence(Presence):
                 return
             except (RedisError, ReplyError, OSError, TimeoutError) as exc:
                 if loop.time() >= deadline:
-                    raise PresenceError(f"redis: cannot connect to {self.url}: {exc}") from exc
+                    where = redacted(self.url)  # the error is logged: no password in it
+                    raise PresenceError(f"redis: cannot connect to {where}: {exc}") from exc
                 await asyncio.sleep(0.2)
 
     async def close(self) -> None:
