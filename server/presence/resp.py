@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ssl
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -161,6 +162,16 @@ class Connection(asyncio.Protocol):
             self.transport.close()
 
 
+def _tls_context(opts: dict[str, Any]) -> ssl.SSLContext:
+    """TLS as redis-py reads a ``rediss://`` URL: the system's CAs, or ``?ssl_ca_certs=``;
+    ``?ssl_cert_reqs=none`` checks nothing (for tests of one's own, never production)."""
+    ctx = ssl.create_default_context(cafile=opts.get("ssl_ca_certs"))
+    if str(opts.get("ssl_cert_reqs", "required")).lower() == "none":
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+    return ctx
+
+
 class RespClient:
     """One lazily (re)opened connection to the Redis of ``url`` (redis://, rediss://, unix://)."""
 
@@ -181,7 +192,7 @@ class RespClient:
         self._unix: str | None = opts.get("path")
         self._host: str = opts.get("host") or "localhost"
         self._port: int = opts.get("port") or 6379
-        self._ssl = url.startswith("rediss://")
+        self._ssl = _tls_context(opts) if url.startswith("rediss://") else None
         self._user: str | None = opts.get("username")
         self._password: str | None = opts.get("password")
         self._db = int(opts.get("db") or 0)
@@ -240,7 +251,7 @@ class RespClient:
                 if self._locate is not None:
                     host, port = await self._locate()
                 _, proto = await loop.create_connection(
-                    lambda: Connection(self.timeout), host, port, ssl=self._ssl or None
+                    lambda: Connection(self.timeout), host, port, ssl=self._ssl
                 )
             setup = []
             if self._password is not None:
