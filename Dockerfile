@@ -9,7 +9,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     ARENA_HOST=0.0.0.0 \
     ARENA_PORT=8765 \
-    ARENA_LOG_FORMAT=json
+    ARENA_LOG_FORMAT=json \
+    ARENA_DATA_DIR=/data
 WORKDIR /app
 COPY deploy/requirements.txt deploy/requirements.txt
 RUN pip install --no-deps -r deploy/requirements.txt
