@@ -201,7 +201,10 @@ class Client:
         await self.close()
 
     async def close(self) -> None:
-        """Close politely (the server keeps the session for its grace period)."""
+        """Close cleanly (code 1000): the server takes it as a goodbye, as ``logout``:
+        the session ends at once, its games are left and its name is free. Only a
+        dropped connection (:meth:`abort`, a network failure) keeps the session for its
+        grace period, to :meth:`reconnect`."""
         self._stopped = True  # no reconnecting by itself from now on
         task, self._reconnecting = self._reconnecting, None
         if task is not None and task is not asyncio.current_task():
@@ -227,6 +230,7 @@ class Client:
         """Open a new connection and resume the session, catching up every room by seq."""
         if self.resume_token is None:
             raise ArenaError("no_session", "nothing to resume: connect first")
+        self.abort()  # (a clean close would end the session: PROTOCOL.md, Sessions)
         await self._close_connection()
         await self.connect()
         for track in self.rooms.values():
@@ -606,6 +610,10 @@ class Client:
 
     async def resign(self, room: str) -> None:
         await self.request(m.Resign(room=room))
+
+    async def abort_game(self, room: str) -> None:
+        """Abort the game (no result, unrated): allowed until every player has moved."""
+        await self.request(m.AbortGame(room=room))
 
     async def offer_rematch(self, room: str) -> None:
         await self.request(m.OfferRematch(room=room))

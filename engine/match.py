@@ -33,6 +33,12 @@ class NotSeated(EngineError):
     code = "not_seated"
 
 
+class TooLateToAbort(EngineError):
+    """An abort asked for once every player in the game has moved (resign instead)."""
+
+    code = "forbidden"
+
+
 class BadTimeControl(EngineError):
     code = "bad_time_control"
 
@@ -149,6 +155,9 @@ class Match:
         self._clocks: list[int] | None = None if initials[0] is None else initials  # type: ignore[assignment]
         self._turn_started_ms = 0
         self.move_times_ms: list[int] = []
+        #: the seats that have made a move: until each one in the game has, a forfeit
+        #: aborts the game (no winner, unrated: the Lichess convention)
+        self.movers: set[int] = set()
 
     @classmethod
     def new(
@@ -244,6 +253,7 @@ class Match:
         if self.game.to_move() != seat:
             raise NotYourTurn(f"it is {self.players[self.game.to_move()]}'s turn")  # type: ignore[index]
         self.game.play(move)  # raises IllegalMove / NotationError before any change
+        self.movers.add(seat)
         elapsed = now_ms - self._turn_started_ms
         self.move_times_ms.append(elapsed)
         tc = self._tc(seat)
@@ -292,6 +302,24 @@ class Match:
             return []
         return self._finish(Result(None, tuple(range(self.num_seats)), reason), now_ms)
 
+    def abortable(self) -> bool:
+        """True until every seat still in the game has made a move: a game that ends
+        before then (resign, leave, abandonment, time-out) is aborted, and any player may
+        abort it (:meth:`abort_by`)."""
+        if self.over:
+            return False
+        out = self.game.eliminated()
+        return any(s not in self.movers and s not in out for s in range(self.num_seats))
+
+    def abort_by(self, seat: int, now_ms: int) -> list[dict[str, Any]]:
+        """``seat`` aborts the game: allowed while :meth:`abortable`."""
+        self._check_seat(seat)
+        if self.over:
+            raise GameOver("the game is over")
+        if not self.abortable():
+            raise TooLateToAbort("every player has moved: resign instead")
+        return self.abort(now_ms)
+
     def rematch(self, seed: int) -> Match:
         """A new match on a fresh deal with sides swapped (seats rotated by one)."""
         players = self.players[1:] + self.players[:1]
@@ -337,7 +365,7 @@ class Match:
         if seat in self.game.eliminated():
             return []  # out already (ruling 3): leaving or resigning changes nothing
         if not self.started:
-            return self._finish(Result.forfeit(seat, self.num_seats, reason), now_ms)
+            return self.abort(now_ms)
         # time running out before the resignation arrived still counts as time
         flag = self.check_time(now_ms)
         if self.over or seat in self.game.eliminated():
@@ -357,6 +385,8 @@ class Match:
                 self._clocks[seat] = 0
             elif self._tc(mover).kind == "fischer":
                 self._clocks[mover] -= now_ms - self._turn_started_ms
+        if ends and self.abortable():
+            return self.abort(now_ms)  # before every player's first move: no result
         if ends:
             # ranked by elimination time: the forfeiting seat after those still in,
             # ahead of those out before (ruling 3)

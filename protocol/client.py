@@ -232,6 +232,14 @@ class Resign(ClientBase):
     room: Id
 
 
+class AbortGame(ClientBase):
+    """End the running game without a result (unrated), allowed until every player still
+    in has made a move; ``forbidden`` after that (resign instead)."""
+
+    type: Literal["abort"] = "abort"
+    room: Id
+
+
 class OfferRematch(ClientBase):
     """Ask for another game in the same room with seats rotated (swapped for two)."""
 
@@ -331,6 +339,7 @@ ClientMessage = Annotated[
     | Ready
     | MakeMove
     | Resign
+    | AbortGame
     | OfferRematch
     | AcceptRematch
     | Chat

@@ -172,7 +172,8 @@ ERROR_INFO: dict[ErrorCode, ErrorInfo] = {
         True,
         None,
         "The action is not allowed to this client: a spectator acting, a private room without "
-        "its invite code, a guest asking for a rated game where the server requires a player.",
+        "its invite code, a guest asking for a rated game where the server requires a player, "
+        "`abort` once every player has moved.",
     ),
     ErrorCode.UNKNOWN_RECORD: ErrorInfo(True, None, "No game record with that id."),
     ErrorCode.UNKNOWN_TOURNAMENT: ErrorInfo(True, None, "No tournament with that id."),

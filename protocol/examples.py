@@ -135,6 +135,7 @@ def client_examples() -> list[c.ClientBase]:
         c.JoinTournament(id=23, tournament="t-autumn"),
         c.LeaveTournament(id=24, tournament="t-autumn"),
         c.GetStandings(id=25, tournament="t-autumn"),
+        c.AbortGame(id=26, room="r-8f3k2"),
     ]
 
 

@@ -89,6 +89,7 @@ ROOM_CALLS = frozenset(
         "set_ready",
         "move",
         "resign",
+        "abort",
         "offer_rematch",
         "chat",
         "send_state",
@@ -100,7 +101,17 @@ ROOM_CALLS = frozenset(
 )
 #: room methods whose forwarded requests run at most once (a retry gets the first outcome)
 ONCE_CALLS = frozenset(
-    {"move", "resign", "chat", "set_ready", "take_seat", "leave_seat", "leave", "offer_rematch"}
+    {
+        "move",
+        "resign",
+        "abort",
+        "chat",
+        "set_ready",
+        "take_seat",
+        "leave_seat",
+        "leave",
+        "offer_rematch",
+    }
 )
 #: forwarded requests a room's owner remembers the outcome of, per room
 REQUESTS_KEPT = 1000

@@ -81,6 +81,9 @@ class Connection:
         self._messages_out = arena.metrics.messages_out
         self._writer: asyncio.Task[None] | None = None
         self.closing = False
+        #: the client closed the connection cleanly (close code 1000, sent first): it is
+        #: leaving, not dropped, so its session ends at once (no grace period)
+        self.clean_close = False
         self._closer: asyncio.Task[None] | None = None
         #: set once the connection is gone and its session has been told
         self.done = asyncio.Event()
@@ -222,8 +225,10 @@ class Connection:
                 if self.closing:
                     continue  # keep reading, so the peer's close frame is seen
                 await self._handle_frame(frame)
-        except ConnectionClosed:
-            pass
+        except ConnectionClosed as exc:
+            self.clean_close = (
+                exc.rcvd is not None and exc.rcvd.code == CloseCode.NORMAL and exc.rcvd_then_sent
+            )
         finally:
             self.closing = True
             if self._closer is not None:  # let the goodbye and the close code go out

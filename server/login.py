@@ -3,7 +3,6 @@ resume, logout, ping."""
 
 from __future__ import annotations
 
-import contextlib
 import secrets
 from typing import Any
 
@@ -165,14 +164,7 @@ class Login:
 
     async def on_logout(self, conn: Connection, msg: m.Logout) -> None:
         s = self.arena.session_service.of_conn(conn)
-        for room_id in list(s.rooms):
-            room = await self.arena.registry.find_or_none(room_id)
-            if room is not None:
-                with contextlib.suppress(ProtocolError):
-                    await room.ask(room.leave, s.id, "resign")
-        self.arena.session_service.release_name(s)
-        self.arena.sessions.pop(s.id, None)
-        await self.arena.presence.end_session(s.id)
+        await self.arena.session_service.end(s)
         conn.session = None
         conn.send(m.Ack(re=msg.id))
         conn.send(m.Goodbye(reason="logout"))

@@ -31,6 +31,7 @@ class RoomRequests:
             "ready": self.on_ready,
             "move": self.on_move,
             "resign": self.on_resign,
+            "abort": self.on_abort,
             "offer_rematch": self.on_offer_rematch,
             "accept_rematch": self.on_accept_rematch,
             "chat": self.on_chat,
@@ -118,6 +119,9 @@ class RoomRequests:
 
     async def on_resign(self, conn: Connection, msg: m.Resign) -> None:
         await self._room_call(conn, msg, "resign")
+
+    async def on_abort(self, conn: Connection, msg: m.AbortGame) -> None:
+        await self._room_call(conn, msg, "abort")
 
     async def on_offer_rematch(self, conn: Connection, msg: m.OfferRematch) -> None:
         await self._room_call(conn, msg, "offer_rematch", False)

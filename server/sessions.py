@@ -135,6 +135,12 @@ class SessionService:
             with contextlib.suppress(Exception):
                 await self.arena.presence.queue_cancel(s.queue, s.id)
             s.queue = None
+        if conn.clean_close and s.player is not None:
+            # a clean close is a goodbye: the name is free at once, grace is for drops
+            await self.end(s)
+            self.arena.metrics.sessions.set(len(self.arena.sessions))
+            conn.log.info("connection_lost", session=s.id, clean=True)
+            return
         for room_id in list(s.rooms):
             room = self.arena.registry.nowait(room_id)
             if room is not None:
@@ -144,6 +150,18 @@ class SessionService:
         loop = asyncio.get_running_loop()
         s.expiry = loop.call_later(self.arena.config.grace, lambda: self.expire(s))
         conn.log.info("connection_lost", session=s.id)
+
+    async def end(self, s: Session) -> None:
+        """The player leaves (``logout``, or a clean close): every room is left (a
+        running game forfeited, or aborted before everyone moved) and the name is free."""
+        for room_id in list(s.rooms):
+            room = await self.arena.registry.find_or_none(room_id)
+            if room is not None:
+                with contextlib.suppress(ProtocolError):
+                    await room.ask(room.leave, s.id, "resign")
+        self.release_name(s)
+        self.arena.sessions.pop(s.id, None)
+        await self.arena.presence.end_session(s.id)
 
     def expire(self, s: Session) -> None:
         """The grace period ran out: the session is gone, and so are its seats."""

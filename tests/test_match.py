@@ -156,7 +156,8 @@ def test_fischer_clock_counts_down_and_adds_increment() -> None:
     assert m.check_time(8499) == []
     events = m.check_time(8500)
     assert events[0]["type"] == "game_over"
-    assert m.result == Result(0, (0, 1), "timeout")
+    # seat 1's flag fell before its first move: aborted, no result (the Lichess convention)
+    assert m.result == Result(None, (0, 1), "aborted")
     assert events[0]["clocks"] == [6500, 0]
 
 
@@ -164,8 +165,14 @@ def test_a_move_after_the_flag_fell_is_not_played() -> None:
     m = match("fixed:1")
     events = m.submit_move(0, "1", 2000)  # exactly at the deadline: too late
     assert [e["type"] for e in events] == ["game_over"]
-    assert m.result.reason == "timeout" and m.result.winner == 1
+    assert m.result.reason == "aborted" and m.result.winner is None  # no move made yet
     assert m.game.history == []
+    m = match("fixed:1")
+    m.submit_move(0, "1", 1100)
+    m.submit_move(1, "1", 1200)
+    events = m.submit_move(0, "1", 2200)  # once both have moved, a flag fall is a loss
+    assert [e["type"] for e in events] == ["game_over"]
+    assert m.result.reason == "timeout" and m.result.winner == 1
 
 
 def test_fixed_time_per_move_does_not_accumulate() -> None:
@@ -179,12 +186,15 @@ def test_fixed_time_per_move_does_not_accumulate() -> None:
 def test_resign_and_abandon_in_two_and_three_player_games() -> None:
     m = match()
     m.submit_move(0, "1", 1100)
+    m.submit_move(1, "1", 1150)
     events = m.resign(0, 1200)  # resigning out of turn is allowed
     assert events[0]["result"]["reason"] == "resign"
     assert m.result.winner == 1
     with pytest.raises(GameOver):
         m.resign(1, 1300)
     m3 = match(players=3)
+    for seat in range(3):
+        m3.submit_move(seat, "1", 1100 + seat)
     m3.abandon(1, 1500)
     assert m3.result == Result(0, (0, 2, 1), "abandon")
 
@@ -267,8 +277,9 @@ def test_the_mover_resigning_in_a_three_player_game_is_out_and_the_turn_passes()
         m.submit_move(0, m.game.legal_moves()[0], 1500)
     assert m.resign(0, 1500) == [] and m.abandon(0, 1500) == []
     assert m.game.eliminated() == [0] and not m.over
-    # seat 2 (not to move) resigns: seat 1 is the last one in and wins
+    # seat 1 (not to move) resigns once seats 1 and 2 have moved: seat 2 wins
     m.submit_move(1, m.game.legal_moves()[0], 1600)
+    m.submit_move(2, m.game.legal_moves()[0], 1650)
     events = m.resign(1, 1700)
     assert events[-1]["type"] == "game_over"
     assert m.result == Result(2, (2, 1, 0), "resign")
@@ -292,8 +303,11 @@ def test_a_timeout_in_a_three_player_game_is_an_elimination() -> None:
     assert events[0]["type"] == "eliminated" and events[0]["reason"] == "timeout"
     assert events[0]["clocks"] == [0, 6000, 6000] and events[0]["to_move"] == 1
     assert m.deadline_ms() == 7000 + 6000 and not m.over
-    # the next flag with two players in ends the game: order by elimination time
-    m.check_time(13000)
+    # the next flag with two players in (both have moved) ends the game: order by
+    # elimination time
+    m.submit_move(1, m.game.legal_moves()[0], 7000)
+    m.submit_move(2, m.game.legal_moves()[0], 7000)
+    m.check_time(m.deadline_ms())  # type: ignore[arg-type]
     assert m.result == Result(2, (2, 1, 0), "timeout")
 
 
@@ -367,6 +381,8 @@ def test_a_four_player_game_with_forfeits_replays_from_its_record() -> None:
 
 def test_two_player_forfeits_end_the_game_as_before() -> None:
     m = big_board(players=2)
+    m.submit_move(0, m.game.legal_moves()[0], 1100)
+    m.submit_move(1, m.game.legal_moves()[0], 1200)
     events = m.resign(1, 1500)
     assert [e["type"] for e in events] == ["game_over"]
     assert m.result == Result(0, (0, 1), "resign")

@@ -207,6 +207,8 @@ async def test_out_players_dropping_and_a_player_abandoning_in_a_four_player_gam
     await ann.next(type="seat_freed", room=room, where=lambda e: e.name == "cat")
     assert not [e for e in ann.events(room) if e.type == "game_over"]
     await ann.move(room, ev.legal_moves[0])  # the game goes on
+    ev = await turn(ann, room, after=ev.seq)
+    await bob.move(room, ev.legal_moves[0])  # both still in have moved: not aborted
     await bob.resign(room)
     over = await ann.next(type="game_over", room=room)
     assert over.result.model_dump() == {
@@ -306,7 +308,10 @@ async def test_a_bot_that_left_a_game_that_went_on_is_rated_as_a_bot(arena: Any)
     await bot.take_seat(state.room, 2)
     for c in (ann, bob, bot):
         await c.ready(state.room)
-    await turn(ann, state.room)
+    ev = await turn(ann, state.room)
+    for seat in (ann, bob):  # both play a move (a resign before that aborts)
+        await seat.move(state.room, ev.legal_moves[0])
+        ev = await turn(ann, state.room, after=ev.seq)
     await bot.leave(state.room)  # out; the game goes on without its seat
     await ann.next(type="player_eliminated", room=state.room)
     await bob.resign(state.room)

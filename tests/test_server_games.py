@@ -53,6 +53,15 @@ async def ready_all(room: str, clients: list[Client]) -> None:
         await c.ready(room)
 
 
+async def everyone_moves(room: str, clients: list[Client], ev: Any) -> Any:
+    """Each seat plays one move from ``ev`` (a turn event) on: from then on a forfeit
+    decides the game (before, it is aborted); the last turn event."""
+    for _ in clients:
+        await clients[ev.to_move].move(room, ev.legal_moves[0])
+        ev = await clients[0].next(type="move_made", room=room)
+    return ev
+
+
 def check_event_stream(events: list[Any]) -> None:
     seqs = [e.seq for e in events]
     assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), "events must be gap-free"
@@ -260,6 +269,7 @@ async def test_rematch_swaps_sides(arena: Any) -> None:
     await ready_all(room, [ann, bob])
     first = await ann.next(type="game_started", room=room)
     assert [s.player.name for s in first.seats] == ["ann", "bob"]
+    await everyone_moves(room, [ann, bob], first)
     await bob.resign(room)
     over = await ann.next(type="game_over", room=room)
     assert over.result.reason == "resign" and over.result.winner == 0

@@ -12,7 +12,13 @@ import socket
 from typing import Any
 
 import pytest
-from test_server_games import GAME_EVENTS, play_to_end, ready_all, seat_players
+from test_server_games import (
+    GAME_EVENTS,
+    everyone_moves,
+    play_to_end,
+    ready_all,
+    seat_players,
+)
 from websockets.asyncio.client import connect
 
 from clients.client import (
@@ -77,7 +83,8 @@ async def test_killed_client_resumes_and_misses_nothing(arena: Any) -> None:
 
 async def test_a_player_who_never_returns_loses_by_abandonment(arena: Any) -> None:
     await arena.start(grace=0.3)
-    room, (ann, bob), _ = await start_game(arena, rated=True)
+    room, (ann, bob), started = await start_game(arena, rated=True)
+    await everyone_moves(room, [ann, bob], started)  # (before that: aborted)
     ann.abort()
     over = await bob.next(type="game_over", room=room, timeout=5)
     assert over.result.reason == "abandon" and over.result.winner == 1
@@ -91,10 +98,9 @@ async def test_clock_timeout_ends_the_game(arena: Any) -> None:
     tc = m.Fischer(base_ms=300, increment_ms=0)
     room, (ann, bob), started = await start_game(arena, time_control=tc)
     assert started.clock.remaining_ms == [300, 300] and started.clock.running == 0
-    flag = await bob.next(type="clock_update", room=room, timeout=5)
-    assert flag.clock.remaining_ms[0] == 0
-    over = await bob.next(type="game_over", room=room)
-    assert over.result.reason == "timeout" and over.result.winner == 1
+    over = await bob.next(type="game_over", room=room, timeout=5)
+    # before the first move: aborted, no winner (after it, a loss: the per-move test)
+    assert over.result.reason == "aborted" and over.result.winner is None
     with pytest.raises(GameOverError):
         await ann.move(room, started.legal_moves[0])
 
@@ -112,17 +118,16 @@ async def test_a_move_that_arrives_after_the_flag_is_refused(arena: Any) -> None
     assert "time ran out" in late.value.message
     await hold
     over = await ann.next(type="game_over", room=room)
-    assert over.result.reason == "timeout" and over.result.winner == 1 - started.to_move
+    assert over.result.reason == "aborted"  # nobody had moved
     assert [e.type for e in ann.events(room)].count("move_made") == 0
 
 
 async def test_per_move_clock_runs_out_after_moves(arena: Any) -> None:
     await arena.start()
     room, (ann, bob), started = await start_game(arena, time_control=m.PerMove(ms=1000))
-    mover = [ann, bob][started.to_move]
-    await mover.move(room, started.legal_moves[0])
+    last = await everyone_moves(room, [ann, bob], started)
     over = await ann.next(type="game_over", room=room, timeout=5)
-    assert over.result.reason == "timeout" and over.result.winner == started.to_move
+    assert over.result.reason == "timeout" and over.result.winner == last.seat
 
 
 async def test_illegal_out_of_turn_and_spectator_moves_are_refused(arena: Any) -> None:

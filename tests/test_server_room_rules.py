@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_server_games import ready_all, seat_players
+from test_server_games import everyone_moves, ready_all, seat_players
 
 from clients.client import ArenaError
 from protocol import messages as m
@@ -40,7 +40,7 @@ async def test_a_rematch_is_played_by_whoever_sits_now(arena: Any) -> None:
     await arena.start()
     room, (ann, bob) = await seat_players(arena, "collapsi", ["ann", "bob"], rated=True)
     await ready_all(room, [ann, bob])
-    await ann.next(type="game_started", room=room)
+    await everyone_moves(room, [ann, bob], await ann.next(type="game_started", room=room))
     await bob.resign(room)
     await ann.next(type="game_over", room=room)
     await bob.leave(room)
@@ -51,6 +51,7 @@ async def test_a_rematch_is_played_by_whoever_sits_now(arena: Any) -> None:
     await cat.accept_rematch(room)
     second = await ann.next(type="game_started", room=room)
     assert [s.player.name for s in second.seats] == ["cat", "ann"]
+    await everyone_moves(room, [cat, ann], second)
     await cat.resign(room)
     over = await ann.next(type="game_over", room=room, where=lambda e: e.game_number == 2)
     assert [c.name for c in over.ratings] == ["cat", "ann"]

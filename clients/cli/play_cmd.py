@@ -8,7 +8,7 @@
 
 The line mode, for scripts and screen readers (``arena tui`` is the full-screen client).
 Standard input is read all the time, alongside the game: a move (when it is your turn),
-``say TEXT`` chats, ``resign``, ``board`` shows the
+``say TEXT`` chats, ``resign``, ``abort`` (before everyone has moved), ``board`` shows the
 board again. The output format is in the README (``arena play``). Ctrl-C or the end of
 standard input leaves the room (a resignation once the game is on) and logs out, so the
 name is free at once. Everything goes through :mod:`clients.client`.
@@ -349,6 +349,8 @@ class Follow:
         try:
             if text == "resign":
                 await self.client.resign(self.room)
+            elif text == "abort":
+                await self.client.abort_game(self.room)
             elif text.startswith("say "):
                 await self.client.chat(self.room, text[4:])
             elif text == "board":
@@ -357,7 +359,7 @@ class Follow:
             elif not text:
                 return
             elif not self.legal:
-                say("refused: not your turn (say TEXT, resign, board)")
+                say("refused: not your turn (say TEXT, resign, abort, board)")
             else:
                 await self.client.move(self.room, text)
         except ArenaError as exc:
