@@ -1,0 +1,47 @@
+"""``arena tui``: the full-screen client (sign in, lobby, play, watch, replay, offline).
+
+arena tui                                  the local server (arena serve's default)
+arena tui --url ws://host:8765             another server
+arena tui --watch ROOM                     watch a game at once
+arena tui --replay arena-data/records/ROOM-1.json   a record file, no server
+arena tui --offline collapsi --level greedy         play an engine bot, no server
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from clients.cli import CliError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--url", default="ws://127.0.0.1:8765", help="server address")
+    parser.add_argument("--name", help="sign in at once with this name")
+    parser.add_argument("--token", help="the name's token (rated games need one)")
+    parser.add_argument("--watch", metavar="ROOM", help="watch this room at once")
+    parser.add_argument("--replay", metavar="FILE", type=Path, help="replay a record file")
+    parser.add_argument("--offline", metavar="GAME", help="play GAME against an engine bot")
+    parser.add_argument("--level", default="greedy", help="the bot's level (--offline)")
+    parser.add_argument("--variant", help="the variant (--offline)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from clients.tui.app import ArenaTui  # Textual is imported only for this command
+    from engine.ai import LEVELS
+
+    if args.offline and args.level not in LEVELS.get(args.offline, ()):
+        raise CliError(f"levels for {args.offline}: {', '.join(LEVELS.get(args.offline, ()))}")
+    if args.replay is not None and not args.replay.exists():
+        raise CliError(f"no record file {args.replay}")
+    offline = (args.offline, args.level, args.variant) if args.offline else None
+    app = ArenaTui(
+        args.url,
+        name=args.name,
+        token=args.token,
+        record_file=args.replay,
+        offline=offline,
+        watch=args.watch,
+    )
+    app.run()
+    return 0

@@ -1,0 +1,1 @@
+"""``arena tui``: the full-screen terminal client, on Textual (see :mod:`clients.tui.app`)."""

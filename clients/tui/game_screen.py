@@ -1,0 +1,189 @@
+"""The game screen: the board, the side panel (players, ratings, colours, connection
+state, clocks ticking locally, moves, chat) and the actions (resign with confirmation,
+abort, rematch, leave). Played, watched (read only) or offline, it draws a
+:class:`RoomModel`; what a player does goes to an ``actions`` object (the server through
+the client library, or a local :class:`engine.match.Match`)."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Footer, Input, Label, Static
+
+from clients.tui.board import BoardView
+from clients.tui.state import RoomModel
+
+#: the clock and grace countdowns are redrawn this often (seconds)
+TICK = 0.1
+
+
+class Actions(Protocol):
+    """What a player's keys do: async calls on the server or the local match."""
+
+    async def move(self, room: str, move: str) -> None: ...
+    async def chat(self, room: str, text: str) -> None: ...
+    async def resign(self, room: str) -> None: ...
+    async def abort_game(self, room: str) -> None: ...
+    async def offer_rematch(self, room: str) -> None: ...
+    async def leave(self, room: str) -> None: ...
+
+
+class Confirm(ModalScreen[bool]):
+    """Yes or no (resigning is final)."""
+
+    BINDINGS = [Binding("escape", "no", "no"), Binding("y", "yes", "yes")]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm"):
+            yield Label(self.question)
+            with Horizontal():
+                yield Button("Yes", id="yes", variant="error")
+                yield Button("No", id="no")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_yes(self) -> None:
+        self.dismiss(True)
+
+    def action_no(self) -> None:
+        self.dismiss(False)
+
+
+class GameScreen(Screen[None]):
+    """See the module docstring."""
+
+    BINDINGS = [
+        Binding("ctrl+r", "resign", "resign"),
+        Binding("ctrl+b", "abort", "abort"),
+        Binding("ctrl+t", "rematch", "rematch"),
+        Binding("ctrl+q", "leave", "leave"),
+    ]
+
+    def __init__(self, model: RoomModel, actions: Actions) -> None:
+        super().__init__()
+        self.model = model
+        self.actions = actions
+        self.error = ""
+        self.composed = False  # redraws wait for the widgets
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            with Vertical(id="left"):
+                yield BoardView(id="board")
+                yield Static(id="banner")
+                yield Input(placeholder="type a move, or chat (Enter)", id="line")
+            with Vertical(id="side"):
+                yield Static(id="info")
+                yield Static(id="players")
+                yield Label("moves")
+                with VerticalScroll(id="moves-box"):
+                    yield Static(id="moves")
+                yield Label("chat")
+                with VerticalScroll(id="chat-box"):
+                    yield Static(id="chat")
+                with Horizontal(id="buttons"):
+                    yield Button("Resign", id="resign", variant="error")
+                    yield Button("Abort", id="abort")
+                    yield Button("Rematch", id="rematch")
+                    yield Button("Leave", id="leave")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.composed = True
+        self.set_interval(TICK, self.tick)
+        self.redraw()
+        self.query_one(BoardView).focus()
+
+    # -- drawing ------------------------------------------------------------------------------
+    def redraw(self) -> None:
+        """Everything, after an event (nothing before the screen is composed)."""
+        if not self.composed:
+            return
+        m = self.model
+        board = self.query_one(BoardView)
+        board.show(m.view, m.legal if m.my_turn else [], m.last_path)
+        watch = " - watching (read only)" if m.spectator else ""
+        rated = "rated" if m.rated else "casual"
+        invite = f" - invite {m.invite}" if m.invite else ""
+        info = f"{m.game} {m.variant} - {rated} - room {m.room}{invite}{watch}"
+        info += f"\nspectators: {m.spectators}"
+        if m.note:
+            info += f"\n{m.note}"
+        if m.status == "playing":
+            turn = "your move" if m.my_turn else f"{m.who(m.to_move)} to move"
+            info += f"\n{turn}"
+        if self.error:
+            info += f"\n{self.error}"
+        self.query_one("#info", Static).update(info)
+        self.query_one("#moves", Static).update("\n".join(m.moves[-200:]))
+        self.query_one("#chat", Static).update("\n".join(m.chat[-200:]))
+        banner = self.query_one("#banner", Static)
+        banner.update(m.banner or "")
+        banner.display = bool(m.banner)
+        self.query_one("#rematch", Button).display = m.status == "finished" and not m.spectator
+        self.query_one("#resign", Button).display = m.status == "playing" and not m.spectator
+        self.query_one("#abort", Button).display = m.status == "playing" and not m.spectator
+        self.tick()
+
+    def tick(self) -> None:
+        """The side panel's clocks and grace countdowns, run down locally."""
+        if not self.composed:
+            return
+        self.query_one("#players", Static).update("\n".join(self.model.seat_lines()))
+
+    # -- input --------------------------------------------------------------------------------
+    async def _do(self, call: Any, *args: Any) -> None:
+        from clients.client import ArenaError  # the errors of both kinds of actions
+        from engine.base import EngineError
+
+        try:
+            await call(self.model.room, *args)
+            self.error = ""
+        except (ArenaError, EngineError) as exc:
+            self.error = f"refused: {exc}"
+        self.redraw()
+
+    async def on_board_view_picked(self, event: BoardView.Picked) -> None:
+        await self._do(self.actions.move, event.move)
+
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        event.input.value = ""
+        if not text:
+            return
+        if self.model.my_turn and text in self.model.legal:
+            await self._do(self.actions.move, text)
+        elif text.replace(",", "").rstrip("<>^v").isdigit():
+            self.error = f"{text} is not a legal move now"
+            self.redraw()
+        else:
+            await self._do(self.actions.chat, text)
+
+    async def on_button_pressed(self, event: Button.Pressed) -> None:
+        await self.run_action(event.button.id or "")
+
+    def action_resign(self) -> None:
+        async def answered(yes: bool | None) -> None:
+            if yes:
+                await self._do(self.actions.resign)
+
+        self.app.push_screen(Confirm("Resign this game?"), answered)
+
+    async def action_abort(self) -> None:
+        await self._do(self.actions.abort_game)
+
+    async def action_rematch(self) -> None:
+        await self._do(self.actions.offer_rematch)
+
+    async def action_leave(self) -> None:
+        await self._do(self.actions.leave)
+        self.dismiss()

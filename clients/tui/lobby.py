@@ -1,0 +1,284 @@
+"""Sign-in, lobby (live room list, filter, quick match, join by invite, watch, records),
+the create-room form and the leaderboard. They call the app (:mod:`clients.tui.app`),
+which owns the connection."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Select, Static
+
+from protocol import messages as m
+
+CLOCKS = [
+    ("no clock", "none"),
+    ("1+0 bullet", "1+0"),
+    ("3+2 blitz", "3+2"),
+    ("5+3 blitz", "5+3"),
+    ("10+5 rapid", "10+5"),
+    ("30 s per move", "fixed:30"),
+    ("custom", "custom"),
+]
+
+
+class SignInScreen(Screen[None]):
+    """Name and optional token (remembered per server); empty name: watch only."""
+
+    def __init__(self, url: str, name: str = "", token: str = "") -> None:
+        super().__init__()
+        self.url, self.name_, self.token = url, name, token
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="signin"):
+            yield Label(f"Collapsi Arena - {self.url}")
+            yield Input(self.name_, placeholder="name", id="name")
+            yield Input(
+                self.token,
+                placeholder="token (optional: a guest plays casual)",
+                id="token",
+                password=True,
+            )
+            yield Checkbox("remember on this computer", True, id="remember")
+            yield Button("Sign in", id="signin-go", variant="primary")
+            yield Static(id="signin-error")
+        yield Footer()
+
+    async def on_button_pressed(self, event: Button.Pressed) -> None:
+        await self.go()
+
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        await self.go()
+
+    async def go(self) -> None:
+        name = self.query_one("#name", Input).value.strip()
+        token = self.query_one("#token", Input).value.strip() or None
+        remember = self.query_one("#remember", Checkbox).value
+        error = await self.app.sign_in(name, token, remember)  # type: ignore[attr-defined]
+        self.query_one("#signin-error", Static).update(error or "")
+
+
+class LobbyScreen(Screen[None]):
+    """The live list of rooms (``lobby_subscribe``) and everything to start a game."""
+
+    BINDINGS = [
+        Binding("c", "create", "create room"),
+        Binding("q", "quick", "quick match"),
+        Binding("l", "leaderboard", "leaderboard"),
+        Binding("w", "watch", "watch selected"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rooms: dict[str, m.RoomSummary] = {}
+
+    def compose(self) -> ComposeResult:
+        games = [(g, g) for g in self.app.games()]  # type: ignore[attr-defined]
+        with Horizontal(id="lobby-top"):
+            yield Select(games, prompt="every game", id="filter")
+            yield Button("Create room", id="create")
+            yield Button("Quick match", id="quick")
+            yield Button("Leaderboard", id="leaderboard")
+        yield DataTable(id="rooms", cursor_type="row")
+        with Horizontal(id="lobby-bottom"):
+            yield Input(placeholder="room id or invite code: Enter joins", id="join")
+            yield Input(placeholder="record id: Enter replays", id="record")
+        yield Static(id="lobby-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns(
+            "room", "game", "variant", "players", "clock", "rated", "status", "watching"
+        )
+        self.app.run_worker(self.subscribe())
+
+    async def subscribe(self) -> None:
+        value = self.query_one("#filter", Select).value
+        game = value if isinstance(value, str) else None
+        rooms = await self.app.client.subscribe_lobby(game)  # type: ignore[attr-defined]
+        self.rooms = {r.room: r for r in rooms}
+        self.redraw()
+
+    def redraw(self) -> None:
+        table = self.query_one(DataTable)
+        table.clear()
+        for r in self.rooms.values():
+            players = ", ".join(
+                f"{s.player.name}{f' {s.player.rating:.0f}' if s.player.rating else ''}"
+                if s.player
+                else "-"
+                for s in r.seats
+            )
+            table.add_row(
+                r.room,
+                r.game,
+                f"{r.rules}/{r.variant}",
+                players,
+                clock_label(r.time_control),
+                "rated" if r.rated else "casual",
+                r.status,
+                str(r.spectators),
+                key=r.room,
+            )
+        self.query_one("#lobby-status", Static).update(f"{len(self.rooms)} rooms")
+
+    def on_server(self, msg: Any) -> None:
+        if msg.type in ("room_added", "room_updated"):
+            self.rooms[msg.summary.room] = msg.summary
+            self.redraw()
+        elif msg.type == "room_removed":
+            self.rooms.pop(msg.room, None)
+            self.redraw()
+
+    async def on_select_changed(self, event: Select.Changed) -> None:
+        await self.subscribe()
+
+    async def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        room = self.rooms.get(str(event.row_key.value))
+        if room is None:
+            return
+        if room.status == "waiting" and any(s.player is None for s in room.seats):
+            await self.app.play_room(room.room)  # type: ignore[attr-defined]
+        else:
+            await self.app.watch_room(room.room)  # type: ignore[attr-defined]
+
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if not text:
+            return
+        if event.input.id == "join":
+            await self.app.join_text(text)  # type: ignore[attr-defined]
+        else:
+            await self.app.replay_record(text)  # type: ignore[attr-defined]
+
+    async def on_button_pressed(self, event: Button.Pressed) -> None:
+        await self.run_action(event.button.id or "")
+
+    def action_create(self) -> None:
+        self.app.push_screen(CreateScreen())
+
+    async def action_quick(self) -> None:
+        value = self.query_one("#filter", Select).value
+        await self.app.quick_match(value if isinstance(value, str) else "collapsi")  # type: ignore[attr-defined]
+
+    async def action_leaderboard(self) -> None:
+        value = self.query_one("#filter", Select).value
+        await self.app.show_leaderboard(value if isinstance(value, str) else "collapsi")  # type: ignore[attr-defined]
+
+    async def action_watch(self) -> None:
+        table = self.query_one(DataTable)
+        if table.row_count:
+            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+            await self.app.watch_room(str(key))  # type: ignore[attr-defined]
+
+
+def clock_label(tc: Any) -> str:
+    if tc.kind == "fischer":
+        return f"{tc.base_ms / 60000:g}+{tc.increment_ms / 1000:g}"
+    if tc.kind == "per_move":
+        return f"{tc.ms / 1000:g} s/move"
+    return "-"
+
+
+class CreateScreen(Screen[None]):
+    """Every option of ``create_room``: game, rule set, variant (combinations too), seats,
+    clock (presets or custom), rated or casual, private (the invite is shown in the game)."""
+
+    BINDINGS = [Binding("escape", "close", "back")]
+
+    def compose(self) -> ComposeResult:
+        info = self.app.game_infos()  # type: ignore[attr-defined]
+        first = info[0]
+        with Vertical(id="create-form"):
+            yield Label("game")
+            yield Select(
+                [(g.game, g.game) for g in info], value=first.game, id="game", allow_blank=False
+            )
+            yield Label("rule set")
+            yield Select(
+                [(r, r) for r in first.rule_sets],
+                value=first.rule_sets[0],
+                id="rules",
+                allow_blank=False,
+            )
+            yield Label("variant")
+            yield Select(
+                variant_options(first), value=first.variants[0], id="variant", allow_blank=False
+            )
+            yield Label("players")
+            yield Select([(str(n), n) for n in (2, 3, 4)], value=2, id="seats", allow_blank=False)
+            yield Label("clock")
+            yield Select(CLOCKS, value="none", id="clock", allow_blank=False)
+            yield Input(placeholder="custom clock: 5+3 or fixed:20", id="custom")
+            yield Checkbox("rated", False, id="rated")
+            yield Checkbox("private (invite only)", False, id="private")
+            yield Button("Create", id="create-go", variant="primary")
+            yield Static(id="create-error")
+        yield Footer()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id != "game":
+            return
+        info = {g.game: g for g in self.app.game_infos()}[str(event.value)]  # type: ignore[attr-defined]
+        rules = self.query_one("#rules", Select)
+        rules.set_options([(r, r) for r in info.rule_sets])
+        rules.value = info.rule_sets[0]
+        variant = self.query_one("#variant", Select)
+        variant.set_options(variant_options(info))
+        variant.value = info.variants[0]
+
+    async def on_button_pressed(self, event: Button.Pressed) -> None:
+        clock = str(self.query_one("#clock", Select).value)
+        if clock == "custom":
+            clock = self.query_one("#custom", Input).value.strip() or "none"
+        error = await self.app.create_room(  # type: ignore[attr-defined]
+            game=str(self.query_one("#game", Select).value),
+            rules=str(self.query_one("#rules", Select).value),
+            variant=str(self.query_one("#variant", Select).value),
+            seats=int(self.query_one("#seats", Select).value),  # type: ignore[arg-type]
+            clock=clock,
+            rated=self.query_one("#rated", Checkbox).value,
+            private=self.query_one("#private", Checkbox).value,
+        )
+        self.query_one("#create-error", Static).update(error or "")
+
+    def action_close(self) -> None:
+        self.dismiss()
+
+
+def variant_options(info: Any) -> list[tuple[str, str]]:
+    """The game's variants plus the Collapsi combinations (Big Board + Shifting...)."""
+    out = [(v, v) for v in info.variants]
+    if "big-board" in info.variants:
+        for other in ("shifting", "players-choice"):
+            if other in info.variants:
+                out.append((f"big-board+{other}", f"big-board+{other}"))
+    return out
+
+
+class LeaderboardScreen(Screen[None]):
+    BINDINGS = [Binding("escape", "close", "back")]
+
+    def __init__(self, game: str, entries: list[m.LeaderboardEntry]) -> None:
+        super().__init__()
+        self.game, self.entries = game, entries
+
+    def compose(self) -> ComposeResult:
+        yield Label(f"Leaderboard: {self.game}")
+        yield DataTable(id="leaders")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("#", "name", "rating", "games", "bot")
+        for e in self.entries:
+            table.add_row(
+                str(e.rank), e.name, f"{e.rating:.0f}", str(e.games), "bot" if e.bot else ""
+            )
+
+    def action_close(self) -> None:
+        self.dismiss()
