@@ -806,7 +806,7 @@ class Room:
         seat = self._seated(session)
         if self.match is None:
             raise ProtocolError(ErrorCode.NOT_STARTED, "the game has not started")
-        await self._apply(self.match.abort_by(seat, self._now()))
+        await self._log_outcome(self.match.abort_by(seat, self._now()))
 
     async def _forfeit(self, seat: int, reason: str) -> None:
         await self._log_outcome(self._apply(rs.Forfeit(seat, reason, self._now())))

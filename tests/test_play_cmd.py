@@ -90,11 +90,15 @@ async def test_quick_match_is_played_to_the_end_by_two_terminals(arena: Any) -> 
 @pytest.mark.timeout(60)
 async def test_a_flag_fall_at_the_prompt_is_reported_and_ends_the_run(arena: Any) -> None:
     await arena.start()
-    proc, bob, room = await ann_and_bob(arena, "--clock", "fixed:0.5")
+    proc, bob, room = await ann_and_bob(arena, "--clock", "fixed:3")
     out: list[str] = []
     started = await bob.next(type="game_started", room=room)
     if started.to_move == 1:
         await bob.move(room, started.legal_moves[0])
+    line = await until(proc, out, "your move; legal: ")  # ann moves once (else: aborted)
+    proc.stdin.write(f"{legal_of(line)[0]}\n".encode())  # type: ignore[union-attr]
+    turn = await bob.next(type="move_made", room=room, where=lambda e: e.to_move == 1)
+    await bob.move(room, turn.legal_moves[0])
     await until(proc, out, "your move; legal: ")  # ann says nothing: her flag falls
     line = await until(proc, out, "game over: ")
     assert line.startswith("game over: bob (") and "(timeout)" in line
