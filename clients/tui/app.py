@@ -14,7 +14,6 @@ from typing import Any
 
 from textual.app import App
 
-from clients.cli.play_cmd import time_control
 from clients.client import ArenaError, Client, ConnectionLost, UnknownSessionError
 from clients.tui import settings
 from clients.tui.game_screen import GameScreen
@@ -22,6 +21,7 @@ from clients.tui.lobby import LeaderboardScreen, LobbyScreen, SignInScreen
 from clients.tui.local import OfflineGame, ReplayScreen
 from clients.tui.state import RoomModel
 from engine.base import EngineError
+from protocol.timecontrol import parse_time_control
 
 CSS = """
 #left { width: auto; min-width: 40; padding: 0 1; }
@@ -234,7 +234,7 @@ class ArenaTui(App[None]):
                 rules=form["rules"],
                 variant=form["variant"],
                 seats=form["seats"] if form["seats"] != 2 or "big" in form["variant"] else None,
-                time_control=time_control(form["clock"]),
+                time_control=parse_time_control(form["clock"]),
                 rated=form["rated"],
                 private=form["private"],
                 seat=0,

@@ -1,0 +1,163 @@
+"""``arena tui`` speed: how long a move takes from arriving at the client to being drawn,
+while the clocks tick, and how much CPU an idle client in a game uses.
+
+    .venv/bin/python bench/tui.py [--moves 60] [--idle 10] [--json out.json]
+
+A real ``arena serve`` subprocess (so this process's CPU is the client's alone), the TUI
+under Textual's headless driver (``run_test``: everything but the terminal writes) as
+one player of a Collapsi game with a running clock, a library client as the other.
+Latency: from the client library decoding the opponent's ``move_made`` to the board
+widget rendering the position after it. Idle: process CPU time over wall time while the
+TUI waits in a game with its clock ticking (redrawn every 0.1 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from clients.client import Client
+from clients.tui.app import ArenaTui
+from clients.tui.board import BoardView
+from clients.tui.game_screen import GameScreen
+from clients.tui.lobby import LobbyScreen
+from protocol import messages as m
+
+
+async def serve() -> tuple[asyncio.subprocess.Process, str]:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "clients.cli", "serve", "--port", "0", "--log-format", "json",
+        stderr=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    while True:
+        line = await proc.stderr.readline()  # type: ignore[union-attr]
+        if not line:
+            raise SystemExit("arena serve ended before listening")
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if entry.get("event") == "listening":
+            asyncio.get_running_loop().create_task(drain(proc))
+            return proc, entry["url"]
+
+
+async def drain(proc: asyncio.subprocess.Process) -> None:
+    while await proc.stderr.readline():  # type: ignore[union-attr]
+        pass
+
+
+async def until(pilot: Any, cond: Any) -> Any:
+    for _ in range(2000):
+        if value := cond():
+            return value
+        await pilot.pause(0.01)
+    raise SystemExit("timed out")
+
+
+async def run(moves: int, idle: float) -> dict[str, Any]:
+    proc, url = await serve()
+    arrived: dict[int, float] = {}  # ply -> when its move_made was decoded (not yet drawn)
+    lat: list[float] = []  # ms from arrival to the board rendering it
+    try:
+        bob = Client(url)
+        await bob.connect()
+        await bob.login("bench-bob")
+        app = ArenaTui(url, name="bench-ann", config=Path(os.devnull))
+        receive = app.client._receive
+
+        def timed_receive(msg: Any) -> None:
+            if msg.type == "move_made" and msg.seat == 0:
+                arrived[msg.ply] = time.perf_counter()
+            receive(msg)
+
+        app.client._receive = timed_receive  # type: ignore[method-assign]
+        render = BoardView.render
+
+        def timed_render(self: BoardView) -> Any:
+            out = render(self)
+            ply = len((self.view or {}).get("history") or [])
+            if ply in arrived:
+                lat.append((time.perf_counter() - arrived.pop(ply)) * 1000)
+            return out
+
+        BoardView.render = timed_render  # type: ignore[method-assign]
+        async with app.run_test(size=(150, 48)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            games = 0
+            idle_cpu = None
+            while len(lat) < moves:
+                clock = m.Fischer(base_ms=600_000, increment_ms=0)
+                room = (await bob.create_room("collapsi", seat=0, time_control=clock)).room
+                await app.play_room(room)
+                await bob.ready(room)
+                screen = await until(
+                    pilot, lambda: isinstance(app.screen, GameScreen) and app.screen
+                )
+                model = screen.model
+                games += 1
+                ev = await bob.next(type="game_started", room=room, timeout=30)
+                if idle_cpu is None:  # bob to move, clocks running: the TUI idles
+                    await pilot.pause(1.0)
+                    c0, w0 = time.process_time(), time.perf_counter()
+                    await pilot.pause(idle)
+                    idle_cpu = (time.process_time() - c0) / (time.perf_counter() - w0)
+                while ev.to_move is not None and model.status == "playing":
+                    if ev.to_move == 0:
+                        await bob.move(room, ev.legal_moves[0])
+                    else:
+                        await until(pilot, lambda m=model: m.my_turn or m.status != "playing")
+                        if model.my_turn:
+                            await app.client.move(room, model.legal[0])
+                    ev = await bob.next(type=("move_made", "game_over"), room=room, timeout=30)
+                    if ev.type == "game_over":
+                        break
+                await until(pilot, lambda m=model: m.status == "finished")
+                await app.client.leave(room)
+                app.pop_screen()
+                arrived.clear()
+        await bob.close()
+    finally:
+        proc.terminate()
+        await proc.wait()
+    lat.sort()
+    p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))]
+    return {
+        "moves": len(lat),
+        "games": games,
+        "latency_ms_median": round(statistics.median(lat), 2),
+        "latency_ms_p99": round(p99, 2),
+        "latency_ms_max": round(lat[-1], 2),
+        "idle_cpu_share": round(idle_cpu or 0.0, 4),
+        "idle_seconds": idle,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--moves", type=int, default=60)
+    parser.add_argument("--idle", type=float, default=10.0)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    res = asyncio.run(run(args.moves, args.idle))
+    print(f"{'measure':<34} {'value':>10}")
+    print(f"{'opponent moves drawn':<34} {res['moves']:>10}")
+    print(f"{'arrival -> drawn, median (ms)':<34} {res['latency_ms_median']:>10}")
+    print(f"{'arrival -> drawn, p99 (ms)':<34} {res['latency_ms_p99']:>10}")
+    print(f"{'arrival -> drawn, max (ms)':<34} {res['latency_ms_max']:>10}")
+    print(f"{'idle in a game, share of a core':<34} {res['idle_cpu_share']:>10.2%}")
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=1))
+
+
+if __name__ == "__main__":
+    main()
