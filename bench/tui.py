@@ -61,7 +61,7 @@ async def until(pilot: Any, cond: Any) -> Any:
         if value := cond():
             return value
         await pilot.pause(0.01)
-    raise SystemExit("timed out")
+    raise SystemExit(f"timed out: {cond.__code__.co_firstlineno}")
 
 
 async def run(moves: int, idle: float) -> dict[str, Any]:
@@ -106,6 +106,7 @@ async def run(moves: int, idle: float) -> dict[str, Any]:
                 model = screen.model
                 games += 1
                 ev = await bob.next(type="game_started", room=room, timeout=30)
+                await until(pilot, lambda m=model: m.status == "playing")
                 if idle_cpu is None:  # bob to move, clocks running: the TUI idles
                     await pilot.pause(1.0)
                     c0, w0 = time.process_time(), time.perf_counter()

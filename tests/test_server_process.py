@@ -46,6 +46,8 @@ async def finished_game(url: str) -> tuple[str, list[str], Client]:
     await bob.ready(state.room)
     started = await ann.next(type="game_started", room=state.room)
     await [ann, bob][started.to_move].move(state.room, started.legal_moves[0])
+    ev = await ann.next(type="move_made", room=state.room)
+    await [ann, bob][ev.to_move].move(state.room, ev.legal_moves[0])  # both moved: no abort
     await bob.resign(state.room)
     over = await ann.next(type="game_over", room=state.room)
     moves = [e.move for e in ann.events(state.room) if e.type == "move_made"]

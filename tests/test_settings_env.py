@@ -114,13 +114,13 @@ async def _run_from_environment(tmp_path: Path, store: RedisServer) -> None:
         try:
             await ann.login("ann")
             room = (await ann.create_room("collapsi")).room
+            r = redis.Redis(port=store.port, password="s3cret pass", db=2)
+            try:  # (before ann's clean close, which ends her session and the room)
+                assert r.exists(f"envtest:room:{room}")
+            finally:
+                r.close()
         finally:
             await ann.close()
-        r = redis.Redis(port=store.port, password="s3cret pass", db=2)
-        try:
-            assert r.exists(f"envtest:room:{room}")
-        finally:
-            r.close()
     finally:
         await stop_node(node)
 

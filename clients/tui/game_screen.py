@@ -74,6 +74,7 @@ class GameScreen(Screen[None]):
         self.actions = actions
         self.error = ""
         self.composed = False  # redraws wait for the widgets
+        self._players_text = ""
 
     def compose(self) -> ComposeResult:
         with Horizontal():
@@ -138,7 +139,10 @@ class GameScreen(Screen[None]):
         """The side panel's clocks and grace countdowns, run down locally."""
         if not self.composed:
             return
-        self.query_one("#players", Static).update("\n".join(self.model.seat_lines()))
+        text = "\n".join(self.model.seat_lines())
+        if text != self._players_text:  # (idle: most ticks change nothing on screen)
+            self._players_text = text
+            self.query_one("#players", Static).update(text)
 
     # -- input --------------------------------------------------------------------------------
     async def _do(self, call: Any, *args: Any) -> None:

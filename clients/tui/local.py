@@ -5,6 +5,7 @@ rules) and show themselves as a :class:`RoomModel`, so the same game screen draw
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from typing import Any
 
@@ -16,7 +17,7 @@ from textual.widgets import Footer, Static
 from clients.tui.board import BoardView
 from clients.tui.state import RoomModel, Seat
 from engine.ai import make_player
-from engine.base import Game, GameRecord, Result, game_class
+from engine.base import Game, GameRecord, Result, replay
 from engine.match import Match, TimeControl
 
 
@@ -108,23 +109,10 @@ class ReplayScreen(Screen[None]):
         self.action_jump(0)
 
     def game_at(self, ply: int) -> Game:
-        """The game after ``ply`` moves (forfeits at their plies, as engine.base.replay)."""
+        """The game after ``ply`` moves and the forfeits up to then (engine.base.replay)."""
         r = self.record
-        game = game_class(r.game).from_setup(
-            r.setup,
-            rules=r.rules,
-            variant=r.variant,
-            players=len(r.players),
-            options=r.options or None,
-            seed=r.seed,
-        )
-        forfeits = sorted(r.forfeits, key=lambda f: f["ply"])
-        for i, move in enumerate(r.moves[:ply]):
-            for f in forfeits:
-                if f["ply"] == i:
-                    game.eliminate(f["seat"], f.get("reason", "resign"))
-            game.play(move)
-        return game
+        forfeits = [f for f in r.forfeits if f["ply"] <= ply]
+        return replay(dataclasses.replace(r, moves=r.moves[:ply], forfeits=forfeits))
 
     def action_step(self, delta: int) -> None:
         self.action_jump(max(0, min(len(self.record.moves), self.ply + delta)))
