@@ -71,8 +71,8 @@ async def run(moves: int, idle: float) -> dict[str, Any]:
     try:
         bob = Client(url)
         await bob.connect()
-        await bob.login("bench-bob")
-        app = ArenaTui(url, name="bench-ann", config=Path(os.devnull))
+        await bob.login("bob")
+        app = ArenaTui(url, name="ann", config=Path(os.devnull))
         receive = app.client._receive
 
         def timed_receive(msg: Any) -> None:
@@ -124,6 +124,7 @@ async def run(moves: int, idle: float) -> dict[str, Any]:
                         break
                 await until(pilot, lambda m=model: m.status == "finished")
                 await app.client.leave(room)
+                await bob.leave(room)
                 app.pop_screen()
                 arrived.clear()
         await bob.close()
