@@ -12,6 +12,7 @@ import asyncio
 import os
 import random
 import shutil
+import sys
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator
@@ -298,24 +299,46 @@ async def test_play_a_game_by_clicking_then_replay_its_record(arena: Any, browse
     await page.click("#create-submit")
     await page.wait_for_url("**/game/*")
     room = page.url.rsplit("/", 1)[1]
-    dave = await arena.client("dave", bot=True)
-    await dave.join(room)
-    await dave.take_seat(room)
-    await dave.ready(room)
-    bot = asyncio.create_task(bot_plays(dave, room, "dave", 3))
-    await page.click("#ready")
+    await page.locator("#room-info").filter(has_text=room).wait_for()
+    # the opponent: `arena bot` as a real process, sitting down in the open room
+    bot = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "clients.cli",
+        "bot",
+        "--url",
+        arena.url,
+        "--name",
+        "dave",
+        "--level",
+        "random",
+        "--join",
+        "collapsi",
+        "--games",
+        "1",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
     try:
+        await page.locator("#players").filter(has_text="dave").wait_for(timeout=30_000)
+        await page.click("#ready")
         clicks = await click_until_over(page)
-        await asyncio.wait_for(bot, 20)
+        out, _ = await asyncio.wait_for(bot.communicate(), 60)
+        assert bot.returncode == 0, out
     finally:
-        bot.cancel()
+        if bot.returncode is None:
+            bot.kill()
+            await bot.wait()
     assert clicks >= 1
-    over = next(e for e in dave.events(room) if e.type == "game_over")
-    assert over.result.reason == "no_moves"
+    href = await page.locator("a[href^='/record/']").get_attribute("href")
+    assert href is not None
+    record = href.rsplit("/", 1)[1]
+    reader = await arena.client()
+    rec = await reader.request(m.GetRecord(record=record, views=True))
+    assert rec.data.result is not None and rec.data.result.reason == "no_moves"
     # the record: step through it and compare every ply with the server's views
     await page.click("text=replay this game")
-    await page.wait_for_url(f"**/record/{over.record}")
-    rec = await dave.request(m.GetRecord(record=over.record, views=True))
+    await page.wait_for_url(f"**/record/{record}")
     assert rec.data.players == ["carol", "dave"]
     await page.locator("#ply").filter(has_text="move 0 of").wait_for()
     await wait_board(page, rec.views[0])
