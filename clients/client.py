@@ -1,7 +1,7 @@
 """The async client library: everything that talks to an arena server uses it.
 
     async with Client("ws://127.0.0.1:8765") as c:
-        await c.login("ann", token="secret")
+        await c.login("ann", token=token_for("~/.arena-tokens.json", "ann"))  # 16+ chars
         state = await c.create_room("collapsi", seat=0)
         await c.ready(state.room)
         started = await c.next(type="game_started", room=state.room)
@@ -625,8 +625,9 @@ class Client:
         await self.request(m.Chat(room=room, text=text))
 
     # -- records and ratings -------------------------------------------------------------------
-    async def get_record(self, record: str) -> m.Record:
-        return await self.request(m.GetRecord(record=record))
+    async def get_record(self, record: str, invite: str | None = None) -> m.Record:
+        """A finished game's record (a private room's: for its players, or with its invite)."""
+        return await self.request(m.GetRecord(record=record, invite=invite))
 
     async def leaderboard(self, game: str, limit: int = 50) -> list[m.LeaderboardEntry]:
         return (await self.request(m.GetLeaderboard(game=game, limit=limit))).entries

@@ -17,8 +17,9 @@ from protocol.tokens import new_token
 
 
 def token_for(path: str | os.PathLike[str], name: str) -> str:
-    """The token stored for ``name`` in ``path``; a new strong one, stored, if none."""
-    file = Path(path)
+    """The token stored for ``name`` in ``path`` (``~`` expanded); a new strong one,
+    stored, if none."""
+    file = Path(path).expanduser()
     try:
         tokens = dict(json.loads(file.read_text()).get("tokens", {}))
     except FileNotFoundError:

@@ -279,12 +279,16 @@ class Watch(ClientBase):
 
 
 class GetRecord(ClientBase):
-    """Fetch a finished game's record; answered by ``record``."""
+    """Fetch a finished game's record; answered by ``record``. A private room's record
+    only for its players or with the room's ``invite`` (else ``unknown_record``)."""
 
     type: Literal["get_record"] = "get_record"
     record: Id
     #: also send the game's view at the start and after each move (added within v1)
     views: bool | None = None
+    #: the invite code of the private room the game was played in (added within v1):
+    #: a private game's record is readable by its players and by invite holders only
+    invite: Id | None = None
 
 
 class GetLeaderboard(ClientBase):

@@ -24,6 +24,7 @@ from engine.base import SetupError, game_class, game_names, new_game
 from protocol import messages as m
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from server import http
+from server.address_budget import AddressBudget
 from server.cluster import Cluster
 from server.config import Config
 from server.connection import Connection, WriteBatches
@@ -61,6 +62,14 @@ class Arena:
         self.metrics = Metrics()
         self.logins = LoginGuard(config)
         self.web = None if config.web_dir is None else WebPage(config.web_dir)
+        self.addresses = AddressBudget(
+            config.max_conns_per_address,
+            config.handshake_burst,
+            config.handshake_per_second,
+            config.anon_rate_burst,
+            config.anon_rate_per_second,
+            config.address_limits_exempt,
+        )
         self.rooms: dict[str, Room] = {}
         self.invites: dict[str, str] = {}
         self.sessions: dict[str, Session] = {}
@@ -173,6 +182,12 @@ class Arena:
     def session_name(self, session: str) -> str | None:
         return self.session_service.name_of(session)
 
+    def reading(self, session: str) -> bool:
+        """Whether the session's connection still takes messages (not cut off); a session
+        of another node: assumed so."""
+        s = self.sessions.get(session)
+        return s is None or (s.conn is not None and not getattr(s.conn, "closing", False))
+
     def forget_room(self, session: str, room_id: str) -> None:
         self.session_service.forget_room(session, room_id)
 
@@ -186,12 +201,14 @@ class Arena:
             if sock is not None:
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.config.sndbuf)
         conn = Connection(self, ws)
+        self.addresses.opened(conn.address)
         self.connections.add(conn)
         self.metrics.connections.inc()
         self.metrics.connections_total.inc()
         try:
             await conn.run()
         finally:
+            self.addresses.closed(conn.address)
             self.connections.discard(conn)
             self.lobby_conns.discard(conn)
             self.metrics.connections.dec()
@@ -258,9 +275,15 @@ async def running(config: Config, presence: Presence | None = None) -> AsyncIter
     arena.server = server
     if config.port == 0:
         config.port = server.sockets[0].getsockname()[1]
+    metrics_server = None
+    if config.metrics_port is not None:
+        metrics_server = await http.serve_metrics(arena, config.metrics_host, config.metrics_port)
+        config.metrics_port = metrics_server.sockets[0].getsockname()[1]
     try:
         yield arena
     finally:
+        if metrics_server is not None:
+            metrics_server.close()
         server.close(close_connections=False)
         await arena.shutdown()
         server.close()

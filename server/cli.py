@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import ipaddress
 import signal
 import sys
 
@@ -15,6 +16,7 @@ from clients.cli import CliError
 from clients.web import STATIC as WEB_STATIC
 from server.app import Config, running
 from server.logs import configure
+from server.origin import parse_allow_list
 from server.presence import PresenceError
 from server.presence.sqlite_schema import DataDirError
 from server.settings import effective, from_environment, options
@@ -96,10 +98,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="do not serve the web page at / (served by default)",
     )
     parser.add_argument(
+        "--allow-origin",
+        default="",
+        metavar="ORIGINS",
+        help="web origins (https://play.example), comma-separated, whose pages may connect "
+        "besides this server's own host; * for any. Clients that send no Origin (programs, "
+        "bots) are always let in (none)",
+    )
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        default=None,
+        help="serve /metrics on this separate port only; default: the game port answers "
+        "/metrics to loopback clients only",
+    )
+    parser.add_argument(
+        "--metrics-host",
+        default="127.0.0.1",
+        help="address of the --metrics-port listener (127.0.0.1)",
+    )
+    parser.add_argument(
         "--log-level",
         default="info",
         choices=["debug", "info", "warning"],
         help="least level logged (info)",
+    )
+    parser.add_argument(
+        "--address-limits-exempt",
+        default="127.0.0.0/8,::1/128",
+        metavar="CIDRS",
+        help="comma-separated networks the per-address connection and anonymous-request "
+        "limits do not apply to; 'none' for none (default loopback: behind a proxy on the "
+        "same host, every client has its address)",
     )
     parser.add_argument(
         "--log-format",
@@ -132,6 +162,13 @@ def run(args: argparse.Namespace) -> int:
     if rate_burst < 1 or rate_per_second <= 0:
         raise CliError("--rate needs a burst of at least 1 and a positive rate")
     presence_url, data_dir = store_url(args)
+    exempt = tuple(n.strip() for n in args.address_limits_exempt.split(",") if n.strip())
+    exempt = () if exempt == ("none",) else exempt
+    for net in exempt:
+        try:
+            ipaddress.ip_network(net, strict=False)
+        except ValueError:
+            raise CliError(f"--address-limits-exempt: {net!r} is not a network") from None
     config = Config(
         rate_burst=rate_burst,
         rate_per_second=rate_per_second,
@@ -145,6 +182,10 @@ def run(args: argparse.Namespace) -> int:
         node=args.node,
         grace=args.grace,
         web_dir=None if args.no_web else str(WEB_STATIC),
+        allowed_origins=parse_allow_list(args.allow_origin),
+        metrics_port=args.metrics_port,
+        metrics_host=args.metrics_host,
+        address_limits_exempt=exempt,
     )
     log = structlog.get_logger("arena.serve")
     described = argparse.ArgumentParser()

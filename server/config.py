@@ -18,13 +18,36 @@ class Config:
     max_frame_bytes: int = 64 * 1024
     rate_burst: int = 40
     rate_per_second: float = 20.0
-    #: refusals in a row (while rate limited) before the connection is closed as abuse
+    #: refusals (rate limited; each forgiven after one token's time) before the connection
+    #: is closed as abuse (server.ratelimit.TokenBucket.flood)
     abuse_after: int = 200
     #: undecodable frames (bad_frame, bad_request, unknown_type) in a row before the
     #: connection is closed as abuse (PROTOCOL.md: 4004, a stream of malformed frames)
     malformed_after: int = 100
     #: messages queued for one connection before it counts as not reading and is dropped
     out_queue: int = 512
+    #: bytes waiting for one connection (queued and in its socket buffer), at most; a
+    #: client that lets more pile up is not reading and is dropped (4003)
+    out_bytes: int = 1 << 20
+    #: bytes of catch_up that cost the asker one message of its rate budget
+    catch_up_bytes_per_token: int = 8192
+    #: per client address: open connections, new handshakes (burst, per second), and
+    #: the requests of its connections that have not logged in (server.address_budget)
+    max_conns_per_address: int = 64
+    handshake_burst: int = 32
+    handshake_per_second: float = 8.0
+    anon_rate_burst: int = 200
+    anon_rate_per_second: float = 100.0
+    #: networks the per-address limits do not apply to (local bots, benchmarks, a
+    #: same-host proxy: all its clients share its address)
+    address_limits_exempt: tuple[str, ...] = ("127.0.0.0/8", "::1/128")
+    #: origins (scheme://host[:port]) whose pages may connect, besides this server's own
+    #: host; "*" allows any (server.origin)
+    allowed_origins: tuple[str, ...] = ()
+    #: a separate listener for /metrics (0: a free port); None: the game port answers
+    #: /metrics to loopback clients only (server.http)
+    metrics_port: int | None = None
+    metrics_host: str = "127.0.0.1"
     #: kernel send buffer per connection (bytes); None keeps the OS's autotuning
     sndbuf: int | None = None
     ping_interval: float | None = 20.0

@@ -28,6 +28,7 @@ from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.limits import MAX_SEQ, DecodeLimits
 from protocol.session import Phase, admit
 from server.host import Host
+from server.login_throttle import peer_address
 from server.outgoing import Outgoing
 from server.ratelimit import TokenBucket
 from server.tasks import checkpoint
@@ -72,6 +73,9 @@ class Connection:
         self.limits = DecodeLimits(max_frame_bytes=cfg.max_frame_bytes)
         self._out: asyncio.Queue[Outgoing | None] = asyncio.Queue(cfg.out_queue)
         self._max_out = cfg.out_queue
+        self._max_bytes = cfg.out_bytes
+        self._queued_bytes = 0  # bytes of the frames in _out
+        self.address = peer_address(ws)
         #: frames of this loop step, written in one go at the next (see WriteBatches)
         self._batch: list[bytes | str] | None = None
         self._batches: WriteBatches = arena.write_batches
@@ -89,6 +93,7 @@ class Connection:
         self.done = asyncio.Event()
         self.lobby = False  # subscribed to lobby events
         self._malformed_in_row = 0  # frames refused by the decoder since the last good one
+        self._abused = False  # closed for abuse: read nothing more
         self.lobby_game: str | None = None
         self.log = log.bind(conn=self.id)
 
@@ -104,6 +109,10 @@ class Connection:
         if self.closing:
             return
         out = msg if isinstance(msg, Outgoing) else Outgoing.of(msg)
+        if out.type == "catch_up":  # costly to serve: charged to the asker by size
+            self.bucket.charge(
+                len(out.frame(self.binary)) / self.arena.config.catch_up_bytes_per_token
+            )
         batch = self._batch
         if batch is not None:
             if len(batch) < self._max_out:
@@ -121,13 +130,20 @@ class Connection:
             if batch is None:  # (a batch written early is still listed for this step)
                 self._batches.add(self)
             return
-        try:
-            self._out.put_nowait(out)
-            return
-        except asyncio.QueueFull:
-            pass
+        size = len(out.frame(self.binary))
+        # bytes, not messages: what waits for this client (queued and in the socket's
+        # buffer) stays under its budget, whatever the mix of frames (SECURITY.md)
+        if self._queued_bytes + size + self._transport.get_write_buffer_size() <= self._max_bytes:
+            try:
+                self._out.put_nowait(out)
+                self._queued_bytes += size
+                return
+            except asyncio.QueueFull:
+                pass
         self.arena.metrics.slow_disconnects.inc()
-        self.log.warning("slow_consumer_disconnected", queued=self._out.qsize())
+        self.log.warning(
+            "slow_consumer_disconnected", queued=self._out.qsize(), bytes=self._queued_bytes
+        )
         self.close(CloseCode.TOO_SLOW, "too slow: outgoing queue overflowed", abort=True)
 
     def flush(self) -> None:
@@ -161,8 +177,10 @@ class Connection:
             if out is None:
                 return
             self._writing = True
+            frame = out.frame(self.binary)
+            self._queued_bytes -= len(frame)
             try:
-                await self.ws.send(out.frame(self.binary))
+                await self.ws.send(frame)
             except ConnectionClosed:
                 return
             finally:
@@ -223,6 +241,8 @@ class Connection:
                 checkpoint()  # (a cancellation lost in redis-py: server.tasks)
                 frame = await self.ws.recv()
                 if self.closing:
+                    if self._abused:  # not a frame more: websockets stops reading soon
+                        return
                     continue  # keep reading, so the peer's close frame is seen
                 await self._handle_frame(frame)
         except ConnectionClosed as exc:
@@ -238,11 +258,24 @@ class Connection:
             if self._writer is not None:
                 self._writer.cancel()
 
+    def session_anonymous(self) -> bool:
+        """Not logged in (before hello, or a session without a player)."""
+        s = self.arena.sessions.get(self.session or "")
+        return s is None or s.player is None
+
+    def _abuse(self, why: str) -> None:
+        """Close an abusive connection (4004) at once, reading nothing more from it: a
+        flood would go on being read (and cost the server) until a close handshake
+        the flooder never answers timed out."""
+        self.send(m.Goodbye(reason="abuse", message=why))
+        self.flush()
+        self._abused = True
+        self.close(CloseCode.ABUSE, why, abort=True)
+
     def _refuse_frame(self, err: ProtocolError) -> None:
         """Answer a frame refused before dispatch; close when it must end the connection."""
         if self._malformed_in_row > self.arena.config.malformed_after:
-            self.send(m.Goodbye(reason="abuse", message="a stream of malformed frames"))
-            self.close(CloseCode.ABUSE, "a stream of malformed frames")
+            self._abuse("a stream of malformed frames")
             return
         self.send_error(err)
         # before hello, anything but a valid hello ends the connection (4000), whatever
@@ -265,10 +298,11 @@ class Connection:
         if self.phase is Phase.AWAIT_HELLO:
             self.binary = not isinstance(frame, str)
         retry = self.bucket.take()
+        if retry is None and self.session_anonymous():  # shared by the address's anonymous
+            retry = self.arena.addresses.anonymous_request(self.address)
         if retry is not None:
-            if self.bucket.refused_in_row > self.arena.config.abuse_after:
-                self.send(m.Goodbye(reason="abuse", message="sustained flooding"))
-                self.close(CloseCode.ABUSE, "sustained flooding")
+            if self.bucket.flood() > self.arena.config.abuse_after:
+                self._abuse("sustained flooding")
                 return
             self.send_error(
                 ProtocolError(

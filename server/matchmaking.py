@@ -17,6 +17,7 @@ from protocol.codec import to_wire
 from protocol.errors import ErrorCode, ProtocolError
 from server.connection import Connection
 from server.host import Handler, Host
+from server.quick_seating import PairGone, put_back, seat_pair, unseat
 from server.ratings import Rating
 from server.sessions import Session
 from server.tasks import checkpoint
@@ -153,7 +154,7 @@ class Matchmaker:
                     )
             return
         try:
-            await self._seat_matched(a, sa, sb)
+            await self._seat_matched(a, b, sa, sb)
         except Exception as exc:  # both were dequeued: they must hear of it
             code = exc.code if isinstance(exc, ProtocolError) else ErrorCode.INTERNAL
             log.exception("matchmaking_failed", code=str(code))
@@ -164,7 +165,9 @@ class Matchmaker:
                         m.Error(code=code, message="quick match failed: please queue again")
                     )
 
-    async def _seat_matched(self, a: dict[str, Any], sa: Session, sb: Session) -> None:
+    async def _seat_matched(
+        self, a: dict[str, Any], b: dict[str, Any], sa: Session, sb: Session
+    ) -> None:
         d = a["data"]
         tc = m.RoomSummary.model_validate(
             {
@@ -182,15 +185,18 @@ class Matchmaker:
         room = await self.arena.registry.create_room(
             order[0], d["game"], d["rules"], d["variant"], {}, 2, tc, d["rated"], False, True
         )
+        for s in order:  # first: a logout from now on leaves this room (server.quick_seating)
+            s.rooms.add(room.id)
+        try:
+            await room.ask(seat_pair, self.arena, room, order)
+        except (PairGone, ProtocolError) as exc:  # a player left meanwhile: expected
+            self.arena.log.info("quick_match_abandoned", room=room.id, reason=str(exc))
+            for s in order:
+                s.rooms.discard(room.id)
+            with contextlib.suppress(ProtocolError):
+                await room.ask(unseat, room)
+            await put_back(self.arena, [(a, sa), (b, sb)])
+            return
         for s in order:
             s.queue = None
-            await room.ask(room.join, s.id, s.player, "player", None, False)
-            s.rooms.add(room.id)
             await self.arena.session_service.save(s)
-        for seat, s in enumerate(order):
-            if s.conn is not None:
-                s.conn.send(m.Matched(room=room.id, seat=seat))
-        for seat, s in enumerate(order):
-            await room.ask(room.take_seat, s.id, s.player, seat)
-        for s in order:  # the snapshot after the seats: it has `you` (and the game started)
-            await room.ask(room.send_state, s.id, None)

@@ -13,7 +13,16 @@ from collections.abc import Callable
 
 
 class TokenBucket:
-    __slots__ = ("_clock", "_stamp", "_tokens", "burst", "per_second", "refused_in_row")
+    __slots__ = (
+        "_clock",
+        "_flood",
+        "_flood_stamp",
+        "_stamp",
+        "_tokens",
+        "burst",
+        "per_second",
+        "refused_in_row",
+    )
 
     def __init__(
         self, burst: int, per_second: float, clock: Callable[[], float] = time.monotonic
@@ -25,6 +34,19 @@ class TokenBucket:
         self._stamp = clock()
         #: refusals since the last accepted message (sustained flooding is abuse)
         self.refused_in_row = 0
+        #: refusals, each forgotten at ``per_second`` (see :meth:`flood`)
+        self._flood = 0.0
+        self._flood_stamp = self._stamp
+
+    def flood(self) -> float:
+        """Refusals not yet forgiven, one forgiven per token's time: a client that
+        waits for ``retry_after`` stays near 0 however long it goes on; one that sends
+        far faster than its rate climbs at once, although a token now and then lets a
+        frame through (which is why refusals *in a row* do not measure flooding)."""
+        now = self._clock()
+        self._flood = max(0.0, self._flood - (now - self._flood_stamp) * self.per_second)
+        self._flood_stamp = now
+        return self._flood
 
     def _refill(self) -> None:
         now = self._clock()
@@ -39,4 +61,15 @@ class TokenBucket:
             self.refused_in_row = 0
             return None
         self.refused_in_row += 1
+        self._flood = self.flood() + 1.0
         return max(1, math.ceil((1.0 - self._tokens) / self.per_second * 1000 - 1e-6))
+
+    def charge(self, tokens: float) -> None:
+        """Spend ``tokens`` more (a costly answer: a catch-up, by its size); the bucket may
+        go into debt, down to ``-burst``: the next messages wait until it is repaid."""
+        self._refill()
+        self._tokens = max(-float(self.burst), self._tokens - tokens)
+
+    def full(self) -> bool:
+        self._refill()
+        return self._tokens >= self.burst

@@ -10,13 +10,14 @@ from typing import Any
 
 import structlog
 
-from engine.base import SetupError, game_class, game_names, new_game
+from engine.base import SetupError, new_game
 from protocol.errors import ErrorCode, ProtocolError
 from server.host import Host
 from server.presence import PresenceError
 from server.room import Room, RoomSettings, now_ms
 from server.sessions import Session
 from server.tasks import checkpoint
+from server.variants import check_game
 
 log = structlog.get_logger("arena.server")
 
@@ -56,14 +57,7 @@ class RoomRegistry:
         return room
 
     def check_game(self, game: str, rules: str | None, variant: str | None) -> tuple[str, str]:
-        if game not in game_names():
-            raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"this server does not host {game!r}")
-        cls = game_class(game)
-        rules = rules or cls.rule_sets[0]
-        variant = variant or cls.variants[0]
-        if rules not in cls.rule_sets or variant not in cls.variants:
-            raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"{game} has no {rules}/{variant}")
-        return rules, variant
+        return check_game(game, rules, variant)  # (server.variants: combinations too)
 
     def player_rooms(self, s: Session) -> int:
         return sum(

@@ -34,6 +34,7 @@ from server import room_state as rs
 from server.host import Host
 from server.outgoing import Outgoing
 from server.presence import PresenceError
+from server.private_records import private_record_fields
 from server.ratings import Rating, rate_game
 from server.room_state import RoomSettings, RoomState, SeatState
 from server.tasks import checkpoint
@@ -191,6 +192,10 @@ class Room:
             fn, args, fut = await self._inbox.get()
             if fn is None:
                 return
+            if self.closed:  # asked before an earlier message closed the room
+                if fut is not None and not fut.done():
+                    fut.set_exception(ProtocolError(ErrorCode.UNKNOWN_ROOM, "the room closed"))
+                continue
             try:
                 try:
                     result = await fn(*args)
@@ -204,6 +209,8 @@ class Room:
                     self.arena.cluster.retire(self)  # restored from the log when asked again
                 if fut is not None and not fut.done():
                     fut.set_exception(exc)
+                elif isinstance(exc, PresenceError):  # lease lost, store out: expected
+                    self.log.warning("room_task_refused", handler=fn.__name__, error=str(exc))
                 elif not isinstance(exc, ProtocolError):
                     self.log.exception("room_task_failed", handler=fn.__name__)
             else:
@@ -605,7 +612,7 @@ class Room:
             chunk = [e if "request" not in e else _public(e) for e in chunk]
             wire.update(room=self.id, events=chunk, more=more)
             self.arena.deliver(session, Outgoing(wire))
-            if not more:
+            if not more or not self.arena.reading(session):  # (cut off: no more pages)
                 return
             await asyncio.sleep(0)
 
@@ -928,6 +935,7 @@ class Room:
                 "ratings": changes,
                 "finished_at": finished,
                 "ended_at": finished,
+                **private_record_fields(s.private, s.invite),
             },
         )
         self._apply(rs.GameOver(result.to_dict(), changes, record_id, self._now()))

@@ -9,6 +9,7 @@ from protocol import messages as m
 from protocol.errors import ErrorCode, ProtocolError
 from server.connection import Connection
 from server.host import Handler, Host
+from server.private_records import may_read
 from server.records import record_views
 
 
@@ -30,7 +31,9 @@ class Standings:
 
     async def on_get_record(self, conn: Connection, msg: m.GetRecord) -> None:
         rec = await self.arena.records.get(msg.record)
-        if rec is None:
+        s = self.arena.sessions.get(conn.session or "")
+        who = None if s is None or s.player is None else s.player["name"]
+        if rec is None or not may_read(rec, who, msg.invite):  # a private one: not said
             raise ProtocolError(ErrorCode.UNKNOWN_RECORD, f"no record {msg.record}")
         conn.send(
             m.Record(

@@ -30,6 +30,10 @@ SAMPLES = {
     "ARENA_RATE": "7/3",
     "ARENA_NODE": "node-from-env",
     "ARENA_LOG_FORMAT": "json",  # the test reads JSON lines
+    "ARENA_ALLOW_ORIGIN": "https://play.example",
+    "ARENA_METRICS_HOST": "::1",
+    "ARENA_METRICS_PORT": 0,  # a free port
+    "ARENA_ADDRESS_LIMITS_EXEMPT": "10.0.0.0/8",
 }
 
 

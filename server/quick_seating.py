@@ -1,0 +1,62 @@
+"""Seating a quick-match pair: one turn of the new room's actor, so nothing interleaves.
+
+Seated step by step (join, join, seat, seat), a player who left in between (logout,
+a dropped connection, another room's limit) made a later step fail: tracebacks and
+an ``error`` to both players. Here every step runs in one actor turn, after a check
+that both are still there; a pair that cannot be seated is put back (the player
+still connected re-queued, the empty room closed) and logged at info, without a
+traceback: a player leaving is expected (issue 13).
+
+Both players are members before the first ``player_joined``, so each gets both
+(PROTOCOL.md, Quick match: both ``player_joined``, ``matched``, both ``seat_taken``...).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from protocol import messages as m
+
+if TYPE_CHECKING:
+    from server.host import Host as Arena
+    from server.room import Room
+    from server.sessions import Session
+
+
+class PairGone(Exception):
+    """A matched player left before the room was set up (an expected race)."""
+
+
+def still_here(arena: Arena, s: Session) -> bool:
+    """Connected, and (a session of this node) not logged out meanwhile."""
+    local = s.node in ("", arena.node)
+    return s.conn is not None and (not local or arena.sessions.get(s.id) is s)
+
+
+async def seat_pair(arena: Arena, room: Room, order: list[Session]) -> None:
+    """Inside ``room``'s actor: join, announce and seat both players, send each the state."""
+    if not all(still_here(arena, s) for s in order):
+        raise PairGone("a matched player left")
+    for s in order[1:]:  # a member already, so it hears the first player_joined too
+        room.members.setdefault(s.id, "spectator")
+    for s in order:
+        await room.join(s.id, s.player, "player", None, False)
+    for seat, s in enumerate(order):
+        s.conn.send(m.Matched(room=room.id, seat=seat))  # type: ignore[union-attr]
+    for seat, s in enumerate(order):
+        await room.take_seat(s.id, s.player, seat)  # type: ignore[arg-type]
+    for s in order:  # the snapshot after the seats: it has `you` (and the game started)
+        await room.send_state(s.id, None)
+
+
+async def unseat(room: Room) -> None:
+    """Inside the actor: the pair was not seated; the room closes (its members, if
+    any joined before the failure, get ``room_closed``)."""
+    await room.close("empty")
+
+
+async def put_back(arena: Arena, entries: list[tuple[dict[str, Any], Session]]) -> None:
+    """Re-queue the players of a pair that could not be seated who are still here."""
+    for entry, s in entries:
+        if still_here(arena, s) and s.queue is not None:
+            await arena.presence.queue_add(s.queue, s.id, entry["rating"], entry["data"])
