@@ -438,3 +438,38 @@ async def test_a_dropped_connection_reconnects_resumes_and_the_game_goes_on(
     assert over.result.reason == "no_moves" and clicks >= 1
     assert "player_reconnected" in [e.type for e in fred.events(room)]
     assert page.errors == []  # type: ignore[attr-defined]
+
+
+@needs_browser
+async def test_a_page_from_another_origin_cannot_open_the_arena_websocket(
+    arena: Any, browser: Browser
+) -> None:
+    """A page elsewhere (here: http://localhost:OTHER) that opens the arena's websocket is
+    refused at the handshake, so it cannot drive a signed-in user's session; the arena's
+    own page, on the same host, connects (the other tests)."""
+    await arena.start(web_dir=str(STATIC))
+    port = arena.arena.config.port
+    html = (
+        "<!doctype html><title>waiting</title><script>"
+        f"const ws = new WebSocket('ws://127.0.0.1:{port}/');"
+        "ws.onopen = () => { document.title = 'opened'; };"
+        "ws.onclose = () => { if (document.title !== 'opened') document.title = 'refused'; };"
+        "</script>"
+    ).encode()
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        head = f"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {len(html)}\r\n"
+        writer.write(head.encode() + b"Connection: close\r\n\r\n" + html)
+        await writer.drain()
+        writer.close()
+
+    elsewhere = await asyncio.start_server(serve, "127.0.0.1", 0)
+    try:
+        other = elsewhere.sockets[0].getsockname()[1]
+        page = await browser.new_page()
+        await page.goto(f"http://localhost:{other}/")
+        await page.wait_for_function("() => document.title !== 'waiting'", timeout=10_000)
+        assert await page.title() == "refused"
+    finally:
+        elsewhere.close()
