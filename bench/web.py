@@ -29,20 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from clients.client import Client  # noqa: E402
-from clients.web import STATIC  # noqa: E402
+from clients.web import HEADLESS_CHROMIUM_ARGS, STATIC  # noqa: E402
 from server.app import Config, running  # noqa: E402
 from server.logs import configure  # noqa: E402
-
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 async def bot_game(ann: Client, bob: Client, room: str, rng: random.Random) -> None:
@@ -80,7 +69,7 @@ async def run(renders: int, games: int) -> dict[str, Any]:
         first = await ann.next("game_started", room=room)
         await ann.move(room, rng.choice(first.legal_moves))  # a game in progress
         async with async_playwright() as p:
-            browser = await p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+            browser = await p.chromium.launch(executable_path=chromium, args=HEADLESS_CHROMIUM_ARGS)
             firsts = []
             for _ in range(renders):
                 page = await browser.new_page()

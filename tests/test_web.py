@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from clients.web import STATIC
+from clients.web import HEADLESS_CHROMIUM_ARGS, STATIC
 from engine.base import GameRecord, replay
 from protocol import messages as m
 
@@ -37,17 +37,6 @@ needs_browser = pytest.mark.skipif(
     "and the playwright package (in the dev extras)",
 )
 
-#: flags for a headless Chromium on a machine with no network but loopback
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 READ_BOARD = """() => {
   const svg = document.querySelector('#board svg');
@@ -73,7 +62,7 @@ def screenshot_dir(tmp_path: Path) -> Path:
 async def browser() -> AsyncIterator[Browser]:
     assert async_playwright is not None and CHROMIUM is not None
     async with async_playwright() as p:
-        b = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        b = await p.chromium.launch(executable_path=CHROMIUM, args=HEADLESS_CHROMIUM_ARGS)
         try:
             yield b
         finally:
