@@ -131,6 +131,7 @@ class Match:
         players: list[str],
         time_control: TimeControl | None = None,
         seat_time_controls: list[TimeControl] | None = None,
+        abort_rule: bool = True,
     ):
         if len(players) != game.num_players:
             raise NotSeated(f"{game.num_players} players needed, {len(players)} given")
@@ -158,6 +159,9 @@ class Match:
         #: the seats that have made a move: until each one in the game has, a forfeit
         #: aborts the game (no winner, unrated: the Lichess convention)
         self.movers: set[int] = set()
+        #: off for engine tournaments: there a forfeit is a loss whenever it comes (an
+        #: engine that crashes before its first move loses, as in fastchess)
+        self.abort_rule = abort_rule
 
     @classmethod
     def new(
@@ -306,7 +310,7 @@ class Match:
         """True until every seat still in the game has made a move: a game that ends
         before then (resign, leave, abandonment, time-out) is aborted, and any player may
         abort it (:meth:`abort_by`)."""
-        if self.over:
+        if self.over or not self.abort_rule:
             return False
         out = self.game.eliminated()
         return any(s not in self.movers and s not in out for s in range(self.num_seats))
@@ -365,7 +369,9 @@ class Match:
         if seat in self.game.eliminated():
             return []  # out already (ruling 3): leaving or resigning changes nothing
         if not self.started:
-            return self.abort(now_ms)
+            if self.abort_rule:
+                return self.abort(now_ms)
+            return self._finish(Result.forfeit(seat, self.num_seats, reason), now_ms)
         # time running out before the resignation arrived still counts as time
         flag = self.check_time(now_ms)
         if self.over or seat in self.game.eliminated():

@@ -96,7 +96,8 @@ async def play_game(spec: GameSpec, players: list[Participant]) -> tuple[dict[st
     names = [p.name for p in players]
     tcs = [TimeControl.parse(t) for t in spec.tcs]
     odds = len(set(spec.tcs)) > 1
-    match = Match(game, names, tcs[0], tcs if odds else None)
+    # a forfeit is a loss here even before every engine has moved (no Lichess-style abort)
+    match = Match(game, names, tcs[0], tcs if odds else None, abort_rule=False)
     faults: list[dict[str, Any]] = []
     adjudicated = False
     adjudicable = spec.adjudicate == "solver" and can_adjudicate(game)
