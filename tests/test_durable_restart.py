@@ -19,6 +19,7 @@ import pytest
 from arena_process import Node, serve_command, start_node, stop_node
 from conftest import strong
 from test_multinode import assert_gap_free, last_turn, play, retry, start_game
+from test_server_games import everyone_moves
 
 from clients.client import ArenaError, Client, ConnectionLost
 from protocol import messages as m
@@ -225,7 +226,9 @@ async def test_a_record_announced_just_before_kill_9_is_served_after_restart(
         await bob.take_seat(state.room, 1)
         await ann.ready(state.room)
         await bob.ready(state.room)
-        await ann.next(type="game_started", room=state.room)
+        started = await ann.next(type="game_started", room=state.room)
+        # each side moves first: a resignation before that is an abort, with no result
+        await everyone_moves(state.room, [ann, bob], started)
         await bob.resign(state.room)
         over = await ann.next(type="game_over", room=state.room)
         first.kill9()  # at once: the record was announced, so it is on disk
