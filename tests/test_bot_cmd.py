@@ -118,7 +118,11 @@ def assert_complete(lines: list[str], count: int) -> None:
 
 
 COLLAPSI = [g for g in TWO_PLAYER if g != "collecto"]
-COLLECTO_TIMEOUT = "known defect, found at the end of session 5 (closing note, issue 16): since the last landings of that session the example engine's arena bot now and then loses a Collecto game on time at 3 s a move, or a game never ends; not yet diagnosed"
+COLLECTO_TIMEOUT = (
+    "known defect, found at the end of session 5 (closing note, issue 16): since the last "
+    "landings of that session the example engine's arena bot now and then loses a Collecto "
+    "game on time at 3 s a move, or a game never ends; not yet diagnosed"
+)
 
 
 @pytest.mark.timeout(180)
