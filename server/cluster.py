@@ -797,7 +797,7 @@ class Cluster:
             if unfinished:
                 room.post(room.finish_unfinished)
             room.arm_deadline()
-            room.post(room._lobby_update)
+            room.post(room.update_lobby)
             took = time.monotonic() - t0
             arena.metrics.takeovers.inc()
             arena.metrics.takeover_seconds.observe(took)
