@@ -8,7 +8,8 @@ their move round trips (``move`` sent -> its ``move_made``) are measured quiet
 - ``slow-reader``: connections that never read watch a long room from seq 0 again
   and again (catch-ups pile up for them);
 - ``catch-up``: connections that do read re-watch a long room from seq 0 in a loop;
-- ``solo``: connections create 4x4 solo puzzles (each deal is redrawn until solvable);
+- ``solo``: connections start 4x4 solo puzzles and leave them (each deal is redrawn
+  until solvable: a search), and ask for refused ones;
 - ``flood``: connections send garbage and valid requests as fast as they can, and
   new connections are opened in a loop.
 
@@ -35,6 +36,7 @@ import random
 import socket
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -126,6 +128,8 @@ async def start_server(repo: Path) -> tuple[asyncio.subprocess.Process, str]:
     # per-address limits apply to it (by default loopback is exempt: local bots, proxies)
     argv = [sys.executable, "-m", "clients.cli", "serve", "--port", "0", "--log-format", "json"]
     argv += ["--address-limits-exempt", "none"]
+    # a fresh data dir: nothing restored from an earlier run (the default store is SQLite)
+    argv += ["--data-dir", tempfile.mkdtemp(prefix="arena-abuse-")]
     proc = await asyncio.create_subprocess_exec(
         *argv, cwd=repo, stderr=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL
     )
@@ -272,10 +276,18 @@ class Attack:
 
     async def _solo(self, i: int) -> None:
         c = await Raw.open(self.url, f"solo{i}-{random.randrange(10**6)}")
+        msg = {"type": "create_room", "game": "collapsi", "variant": "solo", "options": {"size": 4}}
         while not self.stop.is_set():
-            # refused after the deal would be made (seat 5 of 1): nothing is kept
-            msg = {"type": "create_room", "game": "collapsi", "variant": "solo"}
-            await self._throttled(c, {**msg, "options": {"size": 4}, "seat": 5})
+            # refused after the trial deal (seat 5 of 1): nothing is kept
+            await self._throttled(c, {**msg, "seat": 5})
+            # a puzzle started (a new deal each time: the costly part), then left
+            reply = await c.ask({**msg, "seat": 0})
+            if "room" not in reply:
+                self.hit()
+                await asyncio.sleep(reply.get("retry_after", 100) / 1000)
+                continue
+            await self._throttled(c, {"type": "ready", "room": reply["room"], "ready": True})
+            await self._throttled(c, {"type": "leave_room", "room": reply["room"]})
 
     async def _flood(self, i: int) -> None:
         c = await Raw.open(self.url, None, read=False, max_queue=1)

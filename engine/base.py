@@ -219,6 +219,40 @@ class Game(ABC):
         ``seed`` is only carried along (for records) when the deal came from one.
         """
 
+    # -- costly deals: a server deals these ahead, off its event loop -------
+    @classmethod
+    def deal_is_costly(cls, variant: str | None, options: dict[str, Any] | None) -> bool:
+        """Can :meth:`new` take long for this variant (a search for a good deal, as
+        ruling 7's solvable solo puzzles)?"""
+        return False
+
+    @classmethod
+    def search_deal(
+        cls,
+        rules: str | None,
+        variant: str | None,
+        players: int | None,
+        options: dict[str, Any] | None,
+        seed: int,
+    ) -> Any:
+        """The costly part of :meth:`new` for these arguments, as a picklable answer
+        that :meth:`remember_deal` takes in (in this process or another one) so that
+        :meth:`new` is then quick. None when there is nothing costly."""
+        return None
+
+    @classmethod
+    def remember_deal(
+        cls,
+        rules: str | None,
+        variant: str | None,
+        players: int | None,
+        options: dict[str, Any] | None,
+        seed: int,
+        found: Any,
+    ) -> None:
+        """Take in :meth:`search_deal`'s answer (nothing to take in by default)."""
+        return None
+
     # -- state --------------------------------------------------------------
     @property
     @abstractmethod

@@ -28,6 +28,7 @@ from server.address_budget import AddressBudget
 from server.cluster import Cluster
 from server.config import Config
 from server.connection import Connection, WriteBatches
+from server.deal_pool import DealPool
 from server.host import Handler
 from server.lobby import Lobby
 from server.login import Login
@@ -79,6 +80,7 @@ class Arena:
         self.lobby_conns: set[Connection] = set()
         #: frames of one loop step, one write per connection at the next (server.connection)
         self.write_batches = WriteBatches()
+        self.deals = DealPool()
         self._tasks: list[asyncio.Task[Any]] = []
         #: the games hosted, as welcome lists them
         self.games = _game_infos()
@@ -138,6 +140,7 @@ class Arena:
         if self._background:
             await asyncio.wait(list(self._background), timeout=5)
         await stop(self._tasks)  # cancelled again if they go on (server.tasks)
+        await self.deals.close()
         await self.cluster.stop()
         await self.presence.close()
         self.log.info("arena_stopped")

@@ -107,6 +107,7 @@ class RoomRegistry:
             raise ProtocolError(ErrorCode.BAD_SETUP, str(exc)) from None
         if seat is not None and seat >= num_players:
             raise ProtocolError(ErrorCode.BAD_REQUEST, f"no seat {seat} in this room")
+        self.arena.deals.admit(game, rules, variant, seats, options)
         room_id = f"r{secrets.token_hex(5)}"
         invite = secrets.token_urlsafe(8) if private else None
         settings = RoomSettings(

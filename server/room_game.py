@@ -4,7 +4,6 @@ recorded), rematches and chat (mixed into :class:`server.room.Room`; the rules a
 
 from __future__ import annotations
 
-import secrets
 import time
 from typing import Any
 
@@ -28,8 +27,15 @@ class RoomGame:
     def _seated(self, session: str) -> int:
         return rs.seated(self.state, session)
 
+    async def _next_seed(self) -> int:
+        """The next deal's seed: one dealt ahead off the loop when dealing is costly."""
+        s = self.settings
+        return await self.arena.deals.seed(s.game, s.rules, s.variant, s.seats, s.options)
+
     async def _maybe_start(self, require_ready: bool) -> None:
-        start = rs.Start(require_ready, seed=secrets.randbelow(2**31))
+        if not rs.can_start(self.state, require_ready):
+            return
+        start = rs.Start(require_ready, seed=await self._next_seed())
         for ev in rs.decide(self.state, start, self._now()):
             await self._start_game(ev)  # type: ignore[arg-type]
 
@@ -256,7 +262,9 @@ class RoomGame:
         ]
 
     async def offer_rematch(self, session: str, accept: bool) -> None:
-        offer = rs.OfferRematch(session, accept, seed=secrets.randbelow(2**31))
+        completes = rs.rematch_completes(self.state, session)
+        seed = await self._next_seed() if completes else 0  # (drawn only for a new game)
+        offer = rs.OfferRematch(session, accept, seed=seed)
         for ev in rs.decide(self.state, offer, self._now()):
             if isinstance(ev, rs.RematchOffered):
                 self._apply(ev)

@@ -482,7 +482,7 @@ def _decide_rematch(state: RoomState, cmd: OfferRematch, now_ms: int) -> list[Ev
     if seat not in offers:
         offers.add(seat)
         events.append(RematchOffered(seat))
-    if len(offers) == len(state.seats) and all(state.seats):
+    if rematch_completes(state, cmd.session):
         # seats rotate with the players: new seat i is the old seat i+1
         rotated = state.seats[1:] + state.seats[:1]
         game = match.rematch(seed=cmd.seed).game
@@ -524,10 +524,23 @@ def _decide_leave_seat(state: RoomState, cmd: LeaveSeat, now_ms: int) -> list[Ev
     return [SeatFreed(seat)]
 
 
-def _decide_start(state: RoomState, cmd: Start, now_ms: int) -> list[Event]:
+def can_start(state: RoomState, require_ready: bool) -> bool:
+    """Would :class:`Start` start a game now? (its deal is drawn only then)"""
     if state.playing or any(s is None for s in state.seats):
-        return []
-    if cmd.require_ready and not all(s.ready for s in state.seats if s is not None):
+        return False
+    return not require_ready or all(s.ready for s in state.seats if s is not None)
+
+
+def rematch_completes(state: RoomState, session: str) -> bool:
+    """Would this member's rematch offer (or acceptance) start the next game?"""
+    seat = state.seat_of(session)
+    if seat is None:
+        return False
+    return len(set(state.rematch_offers) | {seat}) == len(state.seats) and all(state.seats)
+
+
+def _decide_start(state: RoomState, cmd: Start, now_ms: int) -> list[Event]:
+    if not can_start(state, cmd.require_ready):
         return []
     s = state.settings
     game = new_game(

@@ -215,6 +215,12 @@ def make_spec(
     return Spec(rules, kind, shifting, choice, deck, n, norm)
 
 
+def _deal_key(spec: Spec, seed: int) -> str:
+    # a house rule does not change the deal: one seed, one board, either way
+    dealt = {k: v for k, v in spec.options.items() if k != ELIMINATION}
+    return f"collapsi/{spec.variant}/{json.dumps(dealt, sort_keys=True)}/{seed}"
+
+
 def deal_cards(spec: Spec, seed: int) -> list[int]:
     """The deal of ``spec`` for ``seed``: a pure function of (variant, options, seed).
 
@@ -222,17 +228,40 @@ def deal_cards(spec: Spec, seed: int) -> list[int]:
     under both rule sets (handy for comparing them; ruling 9 only asks purity).
     Solo deals are redrawn (deterministically) until solvable (ruling 7).
     """
-    # a house rule does not change the deal: one seed, one board, either way
-    dealt = {k: v for k, v in spec.options.items() if k != ELIMINATION}
-    base_key = f"collapsi/{spec.variant}/{json.dumps(dealt, sort_keys=True)}/{seed}"
+    base_key = _deal_key(spec, seed)
     if not spec.solo:
         return shuffled(spec.deck, base_key)
+    return shuffled(spec.deck, f"{base_key}/{solo_attempt(spec, seed)}")
+
+
+#: solo deals searched: (rules, deal key) -> the first solvable redraw (ruling 7). The
+#: search takes up to about a second on 4x4, so a server runs it in a worker process
+#: and hands the answer in (:meth:`CollapsiGame.remember_deal`): its loop never
+#: searches. Bounded; the oldest answers go first (they are only a cache).
+_SOLO_FOUND: dict[str, int] = {}
+SOLO_FOUND_MAX = 4096
+
+
+def solo_attempt(spec: Spec, seed: int) -> int:
+    """Which redraw of ``seed``'s solo deal is the first solvable one (a search, once)."""
+    base_key = _deal_key(spec, seed)
+    found = _SOLO_FOUND.get(f"{spec.rules}|{base_key}")
+    if found is not None:
+        return found
     for attempt in range(10_000):
         cards = shuffled(spec.deck, f"{base_key}/{attempt}")
-        game = CollapsiGame._build(spec, cards, None, "")
-        if solo_solvable(game):
-            return cards
+        if solo_solvable(CollapsiGame._build(spec, cards, None, "")):
+            remember_solo_attempt(spec, seed, attempt)
+            return attempt
     raise SetupError("no solvable solo deal found")  # pragma: no cover
+
+
+def remember_solo_attempt(spec: Spec, seed: int, attempt: int) -> None:
+    """Take in :func:`solo_attempt`'s answer found elsewhere (trusted: the caller's own
+    worker computed it with this very function)."""
+    if len(_SOLO_FOUND) >= SOLO_FOUND_MAX:
+        _SOLO_FOUND.pop(next(iter(_SOLO_FOUND)))
+    _SOLO_FOUND[f"{spec.rules}|{_deal_key(spec, seed)}"] = attempt
 
 
 # --------------------------------------------------------------------------- game
@@ -284,6 +313,39 @@ class CollapsiGame(Game):
         spec = make_spec(rules, variant, players, options)
         cards = deal_cards(spec, seed)
         return cls._build(spec, cards, seed, format_deal(cards, spec.deck.width, spec.deck.height))
+
+    @classmethod
+    def deal_is_costly(cls, variant: str | None, options: dict[str, Any] | None) -> bool:
+        try:
+            return _parse_variant(variant)[0] == "solo"  # (ruling 7: a searched deal)
+        except SetupError:
+            return False
+
+    @classmethod
+    def search_deal(
+        cls,
+        rules: str | None,
+        variant: str | None,
+        players: int | None,
+        options: dict[str, Any] | None,
+        seed: int,
+    ) -> int | None:
+        spec = make_spec(rules, variant, players, options)
+        return solo_attempt(spec, seed) if spec.solo else None
+
+    @classmethod
+    def remember_deal(
+        cls,
+        rules: str | None,
+        variant: str | None,
+        players: int | None,
+        options: dict[str, Any] | None,
+        seed: int,
+        found: Any,
+    ) -> None:
+        spec = make_spec(rules, variant, players, options)
+        if spec.solo and isinstance(found, int):
+            remember_solo_attempt(spec, seed, found)
 
     @classmethod
     def from_setup(
