@@ -161,6 +161,7 @@ async def topology(tmp_path: Path) -> AsyncIterator[tuple[str, dict[str, Node], 
     redis_check = services["redis"]["healthcheck"]["test"]
     assert healthcheck(redis_check, redis_env, {"redis-cli": f"{cli} -p {store.port}"}) == 0
     ports = {n: free_port() for n in NODES}
+    metrics = {n: free_port() for n in NODES}
     lb_port = free_port()
     nodes: dict[str, Node] = {}
     lb = None
@@ -174,6 +175,9 @@ async def topology(tmp_path: Path) -> AsyncIterator[tuple[str, dict[str, Node], 
             )
             # the image's settings (Dockerfile ENV) on loopback, and a short lease
             env.update(ARENA_HOST="127.0.0.1", ARENA_PORT=str(ports[name]))
+            # the compose metrics listener (all interfaces of the internal network) here
+            assert env["ARENA_METRICS_HOST"] == "0.0.0.0"
+            env.update(ARENA_METRICS_HOST="127.0.0.1", ARENA_METRICS_PORT=str(metrics[name]))
             env.update(ARENA_LOG_FORMAT="json", ARENA_LEASE_TTL="1")
             assert services[name]["command"] == ["arena", "serve"]
             argv = [sys.executable, "-m", "clients.cli", "serve"]
@@ -196,6 +200,9 @@ async def topology(tmp_path: Path) -> AsyncIterator[tuple[str, dict[str, Node], 
             await asyncio.sleep(0.05)
         else:
             raise AssertionError("haproxy does not answer")
+        for name in NODES:  # the operator's Prometheus scrapes each node's metrics port
+            scrape = f"http://127.0.0.1:{metrics[name]}/metrics"
+            assert await asyncio.to_thread(_status, scrape) == 200, name
         yield f"ws://127.0.0.1:{lb_port}", nodes, store
     finally:
         if lb is not None and lb.returncode is None:
