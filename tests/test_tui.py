@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,96 +15,11 @@ import pytest
 from textual.widgets import Input
 
 from clients.tui.app import ArenaTui
-from clients.tui.board import BoardView, collapsi_destination
-from clients.tui.game_screen import GameScreen
+from clients.tui.board import BoardView
 from clients.tui.lobby import LobbyScreen
 from clients.tui.local import ReplayScreen
 from protocol import messages as m
-
-SIZE = (150, 48)
-
-
-async def until(pilot: Any, cond: Callable[[], Any], what: str, limit: int = 400) -> Any:
-    """Let the app run until ``cond()`` is true (bounded); its value."""
-    for _ in range(limit):
-        if value := cond():
-            return value
-        await pilot.pause(0.025)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def game_screen(app: ArenaTui) -> GameScreen | None:
-    return app.screen if isinstance(app.screen, GameScreen) else None
-
-
-async def type_line(pilot: Any, text: str) -> None:
-    line = pilot.app.screen.query_one("#line", Input)
-    line.value = text
-    await line.action_submit()
-
-
-async def play_my_moves(pilot: Any, clicks: bool = True) -> Any:
-    """Play every turn of the TUI's player until the game is over: the first move by a
-    mouse click on its cell (Collapsi), by arrow keys and Enter on a push (Collecto), then
-    typed. Returns the model."""
-    app = pilot.app
-    first = True
-    while True:
-        screen = await until(pilot, lambda: game_screen(app), "the game screen")
-        model = screen.model
-        await until(
-            pilot,
-            lambda model=model: model.my_turn or model.status == "finished",
-            f"my turn ({model.you=}, {model.status=}, {model.to_move=}, {model.seq=})",
-        )
-        if model.status == "finished":
-            return model
-        before = len(model.moves)
-        move = model.legal[0]
-        board = screen.query_one(BoardView)
-        if first and clicks and model.game == "collapsi" and move.isdigit():
-            cell, w = int(move), board.width_cells
-            await pilot.click(BoardView, offset=(3 + 7 * (cell % w) + 2, 1 + 3 * (cell // w) + 1))
-        elif first and clicks and model.game == "collecto" and move.isdigit():
-            board.focus()
-            board.cursor = 0
-            for _ in range(int(move)):
-                await pilot.press("right")
-            await pilot.press("enter")
-        elif first and clicks and move[-1] in "<>^v":  # Shifting: destination, then shift
-            board.focus()
-            board.pick(collapsi_destination(move))  # type: ignore[arg-type]
-            await pilot.press({"<": "left", ">": "right", "^": "up", "v": "down"}[move[-1]])
-        else:
-            await type_line(pilot, move)
-        first = False
-        await until(
-            pilot,
-            lambda model=model, before=before: (
-                len(model.moves) > before or model.status == "finished"
-            ),
-            f"move {move} ({board.legal=} {board.cursor=} {screen.error=} {model.moves=})",
-        )
-
-
-async def opponent(client: Any, room: str, seats: tuple[int, ...]) -> None:
-    """Library clients play ``seats``' first legal move until the game is over."""
-    while True:
-        ev = await client.next(
-            type=("game_started", "move_made", "player_eliminated", "game_over"),
-            room=room,
-            timeout=60,
-        )
-        if ev.type == "game_over":
-            return
-        if ev.to_move in seats:
-            await client.move(room, ev.legal_moves[-1])
-
-
-async def tui(arena: Any, name: str = "ann", **kw: Any) -> ArenaTui:
-    return ArenaTui(
-        arena.url, name=name, token=f"{name}-0123456789abcdef", config=Path(os.devnull), **kw
-    )
+from tests.tui_pilot import SIZE, game_screen, opponent, play_my_moves, tui, type_line, until
 
 
 @pytest.mark.parametrize(
@@ -345,14 +259,3 @@ async def test_sign_in_remembers_name_and_token_per_server_in_a_private_file(
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.screen.query("#name"), "the sign-in form")
         assert app.screen.query_one("#name", Input).value == "ann"
-
-
-@pytest.mark.timeout(60)
-async def test_offline_against_an_engine_bot_to_the_end() -> None:
-    app = ArenaTui(
-        "ws://127.0.0.1:9", offline=("collapsi", "random", None), config=Path(os.devnull)
-    )
-    async with app.run_test(size=SIZE) as pilot:
-        model = await play_my_moves(pilot)
-        assert model.banner.startswith("Game over:")
-        assert model.result.winner in (0, 1)

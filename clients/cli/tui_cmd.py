@@ -5,6 +5,8 @@ arena tui --url ws://host:8765             another server
 arena tui --watch ROOM                     watch a game at once
 arena tui --replay arena-data/records/ROOM-1.json   a record file, no server
 arena tui --offline collapsi --level greedy         play an engine bot, no server
+arena tui --offline collapsi --variant big-board --players 4   you and three bots
+arena tui --puzzle 4 --difficulty hard              a Solo puzzle, no server
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import argparse
 from pathlib import Path
 
 from clients.cli import CliError
+from engine.collapsi.solo import DIFFICULTIES, SIZES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,6 +27,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--offline", metavar="GAME", help="play GAME against an engine bot")
     parser.add_argument("--level", default="greedy", help="the bot's level (--offline)")
     parser.add_argument("--variant", help="the variant (--offline)")
+    parser.add_argument(
+        "--players", type=int, choices=(2, 3, 4), default=2, help="(--offline) Big Board: 2-4"
+    )
+    parser.add_argument(
+        "--puzzle", type=int, choices=SIZES, metavar="SIZE", help="a Solo puzzle, 3 (3x3) or 4"
+    )
+    parser.add_argument("--difficulty", choices=DIFFICULTIES, default="medium", help="(--puzzle)")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="(--puzzle) the same seed, the same deal"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.offline and args.level not in LEVELS.get(args.offline, ()):
         raise CliError(f"levels for {args.offline}: {', '.join(LEVELS.get(args.offline, ()))}")
+    if args.players > 2 and "big-board" not in (args.variant or ""):
+        raise CliError("--players 3 or 4 plays Big Board: add --variant big-board")
     if args.replay is not None and not args.replay.exists():
         raise CliError(f"no record file {args.replay}")
     offline = (args.offline, args.level, args.variant) if args.offline else None
@@ -42,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
         record_file=args.replay,
         offline=offline,
         watch=args.watch,
+        players=args.players,
+        puzzle=(args.puzzle, args.difficulty, args.seed) if args.puzzle else None,
     )
     app.run()
     return 0

@@ -18,7 +18,7 @@ from clients.client import ArenaError, Client, ConnectionLost, UnknownSessionErr
 from clients.tui import settings
 from clients.tui.game_screen import GameScreen
 from clients.tui.lobby import LeaderboardScreen, LobbyScreen, SignInScreen
-from clients.tui.local import OfflineGame, ReplayScreen
+from clients.tui.local import LocalMatch, OfflineGame, ReplayScreen, make_puzzle
 from clients.tui.state import RoomModel
 from engine.base import EngineError
 from protocol.timecontrol import parse_time_control
@@ -78,12 +78,16 @@ class ArenaTui(App[None]):
         record_file: Path | None = None,
         offline: tuple[str, str, str | None] | None = None,
         watch: str | None = None,
+        puzzle: tuple[int, str, int] | None = None,
+        players: int = 2,
     ) -> None:
         super().__init__()
         self.url = url
         self.config = config or settings.config_path()
         self.start_name, self.start_token = name, token
         self.record_file, self.offline, self.start_watch = record_file, offline, watch
+        self.puzzle = puzzle  # (size, difficulty, seed): a Solo puzzle, no server
+        self.players = players  # offline: seats, yours and the bots'
         self.client = Client(url, software="arena-tui/0.1")
         self.models: dict[str, RoomModel] = {}
         self.pump: asyncio.Task[None] | None = None
@@ -96,9 +100,13 @@ class ArenaTui(App[None]):
             data = json.loads(self.record_file.read_text(encoding="utf-8"))
             await self.push_screen(ReplayScreen(data.get("data", data), self.record_file.name))
             return
-        if self.offline is not None:
-            game, level, variant = self.offline
-            local = OfflineGame(game, level, variant)
+        if self.offline is not None or self.puzzle is not None:
+            if self.puzzle is not None:
+                self.notify("dealing a solvable puzzle...")
+                local: LocalMatch = await make_puzzle(*self.puzzle)
+            else:
+                assert self.offline is not None
+                local = OfflineGame(*self.offline, players=self.players)
             screen = GameScreen(local.model, local)
             local.on_change = lambda: screen.is_mounted and screen.redraw()
             await self.push_screen(screen)

@@ -111,6 +111,7 @@ class BoardView(Widget, can_focus=True):
         if self.pending is not None:
             dests = {int(self.pending)}
         cells = collapsi_cells(view)
+        exit_cell = view.get("exit")  # a Solo puzzle's exit (ruling 7)
         out = Text(" " * LEFT + "".join(f"{chr(97 + c):^{CELL_W}}" for c in range(w)) + "\n")
         for r in range(len(cells) // w):
             for line in range(CELL_H):
@@ -135,6 +136,8 @@ class BoardView(Widget, can_focus=True):
                             continue
                         body = f"{'  ' if gone else ''}{'··' if gone else card:^{CELL_W - 1}}"
                         body = body[: CELL_W - 1]
+                    elif i == exit_cell:
+                        body = f"{'exit':^{CELL_W - 1}}"
                     else:
                         body = " " * (CELL_W - 1)
                     out.append(body, style=style)

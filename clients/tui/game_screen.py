@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, Label, Static
 
+from clients.gameview import SEAT_COLOURS
 from clients.tui.board import BoardView
 from clients.tui.state import RoomModel
 
@@ -115,8 +117,9 @@ class GameScreen(Screen[None]):
         watch = " - watching (read only)" if m.spectator else ""
         rated = "rated" if m.rated else "casual"
         invite = f" - invite {m.invite}" if m.invite else ""
-        info = f"{m.game} {m.variant} - {rated} - room {m.room}{invite}{watch}"
-        info += f"\nspectators: {m.spectators}"
+        info = m.detail or f"{m.game} {m.variant} - {rated} - room {m.room}{invite}{watch}"
+        if not m.local:
+            info += f"\nspectators: {m.spectators}"
         if m.note:
             info += f"\n{m.note}"
         if m.status == "playing":
@@ -124,11 +127,12 @@ class GameScreen(Screen[None]):
             info += f"\n{turn}"
         if self.error:
             info += f"\n{self.error}"
-        self.query_one("#info", Static).update(info)
-        self.query_one("#moves", Static).update("\n".join(m.moves[-200:]))
-        self.query_one("#chat", Static).update("\n".join(m.chat[-200:]))
+        # Text, not markup: names, chat and errors are shown as sent ("[/x]" is no tag)
+        self.query_one("#info", Static).update(Text(info))
+        self.query_one("#moves", Static).update(Text("\n".join(m.moves[-200:])))
+        self.query_one("#chat", Static).update(Text("\n".join(m.chat[-200:])))
         banner = self.query_one("#banner", Static)
-        banner.update(m.banner or "")
+        banner.update(Text(m.banner or ""))
         banner.display = bool(m.banner)
         self.query_one("#rematch", Button).display = m.status == "finished" and not m.spectator
         self.query_one("#resign", Button).display = m.status == "playing" and not m.spectator
@@ -139,10 +143,15 @@ class GameScreen(Screen[None]):
         """The side panel's clocks and grace countdowns, run down locally."""
         if not self.composed:
             return
-        text = "\n".join(self.model.seat_lines())
+        lines = self.model.seat_lines()
+        text = "\n".join(lines)
         if text != self._players_text:  # (idle: most ticks change nothing on screen)
             self._players_text = text
-            self.query_one("#players", Static).update(text)
+            shown = Text()
+            for seat, line in zip(self.model.seats, lines, strict=True):
+                shown.append("● ", style=SEAT_COLOURS.get(seat.label, "white"))
+                shown.append(line + "\n")
+            self.query_one("#players", Static).update(shown)
 
     # -- input --------------------------------------------------------------------------------
     async def _do(self, call: Any, *args: Any) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -58,7 +59,7 @@ class SignInScreen(Screen[None]):
         token = self.query_one("#token", Input).value.strip() or None
         remember = self.query_one("#remember", Checkbox).value
         error = await self.app.sign_in(name, token, remember)  # type: ignore[attr-defined]
-        self.query_one("#signin-error", Static).update(error or "")
+        self.query_one("#signin-error", Static).update(Text(error or ""))
 
 
 class LobbyScreen(Screen[None]):
@@ -117,7 +118,7 @@ class LobbyScreen(Screen[None]):
                 r.room,
                 r.game,
                 f"{r.rules}/{r.variant}",
-                players,
+                Text(players),  # names as sent, not markup
                 clock_label(r.time_control),
                 "rated" if r.rated else "casual",
                 r.status,
@@ -244,7 +245,7 @@ class CreateScreen(Screen[None]):
             rated=self.query_one("#rated", Checkbox).value,
             private=self.query_one("#private", Checkbox).value,
         )
-        self.query_one("#create-error", Static).update(error or "")
+        self.query_one("#create-error", Static).update(Text(error or ""))
 
     def action_close(self) -> None:
         self.dismiss()
@@ -277,7 +278,7 @@ class LeaderboardScreen(Screen[None]):
         table.add_columns("#", "name", "rating", "games", "bot")
         for e in self.entries:
             table.add_row(
-                str(e.rank), e.name, f"{e.rating:.0f}", str(e.games), "bot" if e.bot else ""
+                str(e.rank), Text(e.name), f"{e.rating:.0f}", str(e.games), "bot" if e.bot else ""
             )
 
     def action_close(self) -> None:

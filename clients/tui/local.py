@@ -1,6 +1,7 @@
-"""Games without a server: offline play against an engine bot, and replaying a record.
-Both go through the engine (:class:`engine.match.Match`, :func:`engine.base.replay`'s
-rules) and show themselves as a :class:`RoomModel`, so the same game screen draws them."""
+"""Games without a server: offline play against engine bots, a Solo puzzle, and
+replaying a record. All go through the engine (:class:`engine.match.Match`,
+:func:`engine.base.replay`'s rules) and show themselves as a :class:`RoomModel`, so the
+same game screen draws them."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import dataclasses
 import time
 from typing import Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -18,20 +20,17 @@ from clients.tui.board import BoardView
 from clients.tui.state import RoomModel, Seat
 from engine.ai import make_player
 from engine.base import Game, GameRecord, Result, replay
+from engine.collapsi.solo import Puzzle, generate
 from engine.match import Match, TimeControl
 
 
-class OfflineGame:
-    """You (seat 0) against an engine bot level, through the same Match authority as a
-    server room; the bot answers in a worker thread so the screen stays live."""
+class LocalMatch:
+    """A game played on this computer through a :class:`engine.match.Match` (the same
+    authority as a server room), shown as a :class:`RoomModel`; you are seat 0."""
 
-    def __init__(self, game: str, level: str, variant: str | None = None, seed: int = 0):
-        self.match = Match.new(game, ["you", f"{level}-bot"], variant=variant, seed=seed)
-        self.bot = make_player(game, level, seed=seed, iterations=2000)
-        self.model = RoomModel(room="offline", game=game, variant=self.match.game.variant)
-        self.model.you = 0
-        labels = self.match.game.view().get("seats") or ["first", "second"]
-        self.model.seats = [Seat(label=labels[0], name="you"), Seat(labels[1], f"{level}-bot")]
+    def __init__(self, match: Match, model: RoomModel) -> None:
+        self.match, self.model = match, model
+        self.model.you, self.model.local = 0, True
         self.on_change: Any = None
         self.match.start(self._now())
         self.model.status = "playing"
@@ -53,17 +52,16 @@ class OfflineGame:
         m.legal = [] if self.match.over else g.legal_moves()
         if self.match.over and self.match.result is not None:
             m._over(self.match.result, [], None)
+            self.over()
         if self.on_change is not None:
             self.on_change()
+
+    def over(self) -> None:
+        """The game just ended (the model's banner is set): a subclass may say more."""
 
     async def move(self, room: str, move: str) -> None:
         self.match.submit_move(0, move, self._now())
         self._sync(move)
-        while not self.match.over and self.match.to_move() == 1:
-            game = self.match.game
-            reply = await asyncio.to_thread(self.bot.choose, game.copy())
-            self.match.submit_move(1, reply, self._now())
-            self._sync(reply)
 
     async def chat(self, room: str, text: str) -> None:
         self.model.chat.append(f"you: {text}")
@@ -81,6 +79,75 @@ class OfflineGame:
 
     async def leave(self, room: str) -> None:
         return None
+
+
+class OfflineGame(LocalMatch):
+    """You (seat 0) against an engine bot level in every other seat (Big Board: 2-4
+    players); the bots answer in a worker thread so the screen stays live."""
+
+    def __init__(
+        self, game: str, level: str, variant: str | None = None, seed: int = 0, players: int = 2
+    ):
+        names = ["you"] + [
+            f"{level}-bot" + (f"-{i}" if players > 2 else "") for i in range(1, players)
+        ]
+        match = Match.new(game, names, variant=variant, seed=seed)
+        self.bots = {
+            i: make_player(game, level, seed=seed + i, iterations=2000) for i in range(1, players)
+        }
+        model = RoomModel(room="offline", game=game, variant=match.game.variant)
+        labels = match.game.view().get("seats") or ["first", "second"]
+        model.seats = [
+            Seat(label=label, name=name) for label, name in zip(labels, names, strict=True)
+        ]
+        super().__init__(match, model)
+
+    async def move(self, room: str, move: str) -> None:
+        await super().move(room, move)
+        while not self.match.over and (seat := self.match.to_move()) != 0 and seat is not None:
+            game = self.match.game
+            reply = await asyncio.to_thread(self.bots[seat].choose, game.copy())
+            self.match.submit_move(seat, reply, self._now())
+            self._sync(reply)
+
+
+class OfflinePuzzle(LocalMatch):
+    """A Solo puzzle (ruling 7): a generated, solvable 3x3 or 4x4 deal rated easy, medium
+    or hard (:func:`engine.collapsi.solo.generate`), played alone through a one-seat
+    :class:`Match`; the rematch key starts the same puzzle again."""
+
+    def __init__(self, puzzle: Puzzle) -> None:
+        self.puzzle = puzzle
+        n = puzzle.size
+        model = RoomModel(room="puzzle", game="collapsi", variant="solo")
+        model.detail = (
+            f"Solo puzzle {n}x{n}, difficulty {puzzle.difficulty} (seed {puzzle.seed}): "
+            "collapse every other card, then reach the exit"
+        )
+        super().__init__(Match(puzzle.game(), ["you"]), model)
+        self.model.seats = [Seat(label="player", name="you")]
+
+    def over(self) -> None:
+        result = self.match.result
+        assert result is not None
+        if result.reason == "solved":
+            self.model.banner = f"Puzzle solved in {len(self.match.game.history)} moves"
+        else:
+            self.model.banner = f"Puzzle not solved ({result.reason}): Ctrl+T tries again"
+
+    async def offer_rematch(self, room: str) -> None:
+        """Try the same puzzle again from the start."""
+        self.match = Match(self.puzzle.game(), ["you"])
+        m = self.model
+        m.moves, m.last_path, m.banner, m.result = [], [], None, None
+        self.match.start(self._now())
+        m.status = "playing"
+        self._sync(None)
+
+
+async def make_puzzle(size: int, difficulty: str, seed: int) -> OfflinePuzzle:
+    """Generate the puzzle off the event loop (a 4x4 one takes a second or two)."""
+    return OfflinePuzzle(await asyncio.to_thread(generate, size, difficulty, seed))
 
 
 class ReplayScreen(Screen[None]):
@@ -131,13 +198,22 @@ class ReplayScreen(Screen[None]):
             end = f"  result: {result.reason}, winner seat {result.winner}"
         players = " vs ".join(self.record.players)
         self.query_one("#replay-info", Static).update(
-            f"{self.title_text}: {players}\nmove {self.ply}/{total}"
-            + (f" ({last})" if last else "")
-            + end
+            Text(
+                f"{self.title_text}: {players}\nmove {self.ply}/{total}"
+                + (f" ({last})" if last else "")
+                + end
+            )
         )
 
     def action_close(self) -> None:
         self.dismiss()
 
 
-__all__ = ["OfflineGame", "ReplayScreen", "TimeControl"]
+__all__ = [
+    "LocalMatch",
+    "OfflineGame",
+    "OfflinePuzzle",
+    "ReplayScreen",
+    "TimeControl",
+    "make_puzzle",
+]

@@ -52,6 +52,8 @@ class RoomModel:
     note: str = ""  # connection state: reconnecting, caught up...
     seq: int = 0
     me: str | None = None  # this client's player name (its seat is found by it)
+    local: bool = False  # played on this computer (no server, no spectators)
+    detail: str = ""  # what the game is, when the room line does not say it (a puzzle)
 
     # -- from the server ----------------------------------------------------------------------
     def snapshot(self, state: Any) -> None:
@@ -191,8 +193,8 @@ class RoomModel:
         clocks = self.clock.now() if self.clock.remaining else []
         out = []
         for i, s in enumerate(self.seats):
-            parts = [("> " if i == self.to_move else "  ") + (s.name or "(empty)")]
-            parts.append(f"[{s.label}]")
+            parts = [(">" if i == self.to_move else " ") + (s.name or "(empty)")]
+            parts.append(f"({s.label})")
             if s.rating is not None:
                 parts.append(f"{s.rating:.0f}")
             if i == self.you:
