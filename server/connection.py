@@ -33,6 +33,9 @@ from server.outgoing import Outgoing
 from server.ratelimit import TokenBucket
 from server.tasks import checkpoint
 
+#: frames one connection handles before letting the others run (a burst arrives at once)
+FAIR_SHARE = 8
+
 log = structlog.get_logger("arena.conn")
 _ids = itertools.count(1)
 
@@ -237,6 +240,7 @@ class Connection:
                 self.close(CloseCode.TIMEOUT, "no hello in time")
                 return
             await self._handle_frame(first)
+            handled = 0
             while True:
                 checkpoint()  # (a cancellation lost in redis-py: server.tasks)
                 frame = await self.ws.recv()
@@ -245,6 +249,11 @@ class Connection:
                         return
                     continue  # keep reading, so the peer's close frame is seen
                 await self._handle_frame(frame)
+                handled += 1
+                if handled % FAIR_SHARE == 0:
+                    # frames already received are handed over without a pause: a burst
+                    # from one connection would hold the loop until all are answered
+                    await asyncio.sleep(0)
         except ConnectionClosed as exc:
             self.clean_close = (
                 exc.rcvd is not None and exc.rcvd.code == CloseCode.NORMAL and exc.rcvd_then_sent
