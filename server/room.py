@@ -68,7 +68,7 @@ class Room(RoomViews, RoomLog, RoomMembership, RoomGame):
         state: RoomState | None = None,
     ) -> None:
         """``labels``: the seats' names if the caller knows them (else a trial deal);
-        ``state``: the room as restored from its log (:func:`server.room_state.restore`)."""
+        ``state``: the room as restored from its log (:func:`server.room_replay.restore`)."""
         self.arena = arena
         self.settings = settings
         self.id = settings.room_id

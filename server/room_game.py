@@ -10,6 +10,7 @@ from typing import Any
 from engine.base import Result
 from protocol import messages as m
 from protocol.errors import ErrorCode, ProtocolError
+from server import room_commands as rc
 from server import room_state as rs
 from server.outgoing import Outgoing
 from server.private_records import private_record_fields
@@ -25,7 +26,7 @@ class RoomGame:
     """The game of :class:`server.room.Room`."""
 
     def _seated(self, session: str) -> int:
-        return rs.seated(self.state, session)
+        return rc.seated(self.state, session)
 
     async def _next_seed(self) -> int:
         """The next deal's seed: one dealt ahead off the loop when dealing is costly."""
@@ -33,10 +34,10 @@ class RoomGame:
         return await self.arena.deals.seed(s.game, s.rules, s.variant, s.seats, s.options)
 
     async def _maybe_start(self, require_ready: bool) -> None:
-        if not rs.can_start(self.state, require_ready):
+        if not rc.can_start(self.state, require_ready):
             return
-        start = rs.Start(require_ready, seed=await self._next_seed())
-        for ev in rs.decide(self.state, start, self._now()):
+        start = rc.Start(require_ready, seed=await self._next_seed())
+        for ev in rc.decide(self.state, start, self._now()):
             await self._start_game(ev)  # type: ignore[arg-type]
 
     async def _start_game(self, ev: rs.GameStarted) -> None:
@@ -76,7 +77,7 @@ class RoomGame:
     async def move(self, session: str, move: str, re: Any = None) -> None:
         """Play ``move``; with ``re`` (a ``move`` with ``reply: "event"``) the mover's
         ``move_made`` carries it as the reply."""
-        (ev,) = rs.decide(self.state, rs.Move(session, move), self._now())
+        (ev,) = rc.decide(self.state, rc.Move(session, move), self._now())
         outcome = self._apply(ev)  # the match refuses an illegal move before any change
         await self._log_outcome(outcome, None if re is None else (session, re))
         if outcome[0]["type"] != "move":  # a flag fell before the move arrived: not played
@@ -90,7 +91,7 @@ class RoomGame:
             )
 
     async def resign(self, session: str) -> None:
-        for ev in rs.decide(self.state, rs.Resign(session), self._now()):
+        for ev in rc.decide(self.state, rc.Resign(session), self._now()):
             await self._log_outcome(self._apply(ev))
 
     async def abort(self, session: str) -> None:
@@ -262,10 +263,10 @@ class RoomGame:
         ]
 
     async def offer_rematch(self, session: str, accept: bool) -> None:
-        completes = rs.rematch_completes(self.state, session)
+        completes = rc.rematch_completes(self.state, session)
         seed = await self._next_seed() if completes else 0  # (drawn only for a new game)
-        offer = rs.OfferRematch(session, accept, seed=seed)
-        for ev in rs.decide(self.state, offer, self._now()):
+        offer = rc.OfferRematch(session, accept, seed=seed)
+        for ev in rc.decide(self.state, offer, self._now()):
             if isinstance(ev, rs.RematchOffered):
                 self._apply(ev)
                 await self.emit(m.RematchOffered, seat=ev.seat)

@@ -8,6 +8,7 @@ from typing import Any
 
 from protocol import messages as m
 from protocol.errors import ErrorCode, ProtocolError
+from server import room_commands as rc
 from server import room_state as rs
 from server.ratings import Rating
 from server.room_views import player_wire
@@ -73,7 +74,7 @@ class RoomMembership:
         await self.reconnected(session)
 
     async def take_seat(self, session: str, player: dict[str, Any], seat: int | None) -> int:
-        events = rs.decide(self.state, rs.TakeSeat(session, player, seat), self._now())
+        events = rc.decide(self.state, rc.TakeSeat(session, player, seat), self._now())
         if not events:  # seated there already
             current = self.seat_of(session)
             assert current is not None
@@ -110,12 +111,12 @@ class RoomMembership:
         await self.emit_wire("seat_freed", seat=seat, name=st.player["name"], hold=hold)
 
     async def leave_seat(self, session: str) -> None:
-        for ev in rs.decide(self.state, rs.LeaveSeat(session), self._now()):
+        for ev in rc.decide(self.state, rc.LeaveSeat(session), self._now()):
             await self._free_seat(ev.seat)  # type: ignore[union-attr]
         await self.update_lobby()
 
     async def set_ready(self, session: str, ready: bool) -> None:
-        for ev in rs.decide(self.state, rs.SetReady(session, ready), self._now()):
+        for ev in rc.decide(self.state, rc.SetReady(session, ready), self._now()):
             assert isinstance(ev, rs.ReadyChanged)
             self._apply(ev)
             # the last ready starts the game: logged with game_started

@@ -2,7 +2,7 @@
 
 ``arena``: start real arena servers on free loopback ports (in this process)
 and connect real clients to them; everything is stopped at teardown. Before that,
-every room still open is rebuilt from its log (``server.room_state.restore``, as a
+every room still open is rebuilt from its log (``server.room_replay.restore``, as a
 takeover or a restart does) and must equal the live room: so every game the suite
 plays checks that the log and the room's one ``apply`` agree.
 """
@@ -78,7 +78,7 @@ async def check_rooms_restore(arena: Any) -> None:
     from protocol.errors import ProtocolError
     from server.presence import PresenceError
     from server.room import room_meta
-    from server.room_state import restore, snapshot
+    from server.room_replay import restore, snapshot
 
     async def idle() -> None:
         return None

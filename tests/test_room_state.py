@@ -14,7 +14,8 @@ from test_server_games import play_to_end
 
 from protocol import messages as m
 from server.room import room_meta
-from server.room_state import RoomSettings, restore, snapshot
+from server.room_replay import restore, snapshot
+from server.room_state import RoomSettings
 
 
 async def restored_from(server: Any, room_id: str, drop: str | None = None) -> dict[str, Any]:

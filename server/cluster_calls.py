@@ -1,0 +1,243 @@
+"""Requests forwarded between nodes: a room's request sent to the node that owns the
+room, run there in the room's actor at most once, and answered back (mixed into
+:class:`server.cluster.Cluster`).
+
+A forwarded request carries an id (node, boot, counter); when the owner changes
+while it waits, it is sent again to the new owner under the same id. The owner
+logs the id with the events the request caused, so a request that already took
+effect is answered its first outcome instead of running twice (:data:`ONCE_CALLS`;
+joins and reads are harmless to repeat).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+import structlog
+
+from protocol.errors import ErrorCode, ProtocolError
+from server.cluster_remote import ROOM_CALLS, RemoteRoom
+from server.outgoing import Outgoing
+from server.presence import PresenceError
+from server.room import Room
+
+log = structlog.get_logger("arena.cluster")
+
+#: room methods whose forwarded requests run at most once (a retry gets the first outcome)
+ONCE_CALLS = frozenset(
+    {
+        "move",
+        "resign",
+        "abort",
+        "chat",
+        "set_ready",
+        "take_seat",
+        "leave_seat",
+        "leave",
+        "offer_rematch",
+    }
+)
+#: forwarded requests a room's owner remembers the outcome of, per room
+REQUESTS_KEPT = 1000
+#: seconds a forwarded request waits for the owner's answer
+CALL_TIMEOUT = 5.0
+
+
+class Moved(Exception):
+    """The node asked no longer hosts the room (taken over meanwhile): look it up again."""
+
+
+def logged_requests(events: list[dict[str, Any]]) -> dict[str, tuple[str, Any]]:
+    """The forwarded requests the log's last events were caused by (their ``request``
+    ids), each with the types of the events it caused."""
+    found: dict[str, set[str]] = {}
+    for ev in events[-REQUESTS_KEPT:]:
+        key = ev.get("request")
+        if key:
+            found.setdefault(key, set()).add(ev["type"])
+    return {key: ("logged", types) for key, types in found.items()}
+
+
+class ForwardedCalls:
+    """The forwarded requests of :class:`server.cluster.Cluster`, asking and serving."""
+
+    async def call_room(
+        self, room: RemoteRoom, fn: str, args: list[Any], retry: bool = True, key: str = ""
+    ):
+        """Run a room method on the room's owner. If the owner changes meanwhile the request
+        is sent again to the new one, under the same ``key``: the owner logs the key with
+        the events the request caused, so a request that was run already is not run again
+        (its first outcome is the answer)."""
+        rid = next(self._ids)
+        key = key or f"{self.node}.{self._boot}.{rid}"
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = fut
+        self.send(room.owner, self.call_message(room.id, fn, args, rid, key))
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + CALL_TIMEOUT
+        try:
+            while True:  # waiting, look now and then whether the room changed hands
+                left = deadline - loop.time()
+                if left <= 0:
+                    raise PresenceError(f"node {room.owner} did not answer for room {room.id}")
+                try:
+                    async with asyncio.timeout(min(left, 0.25)):
+                        return await asyncio.shield(fut)
+                except TimeoutError:
+                    if await self.presence.room_owner(room.id) != room.owner:
+                        raise Moved() from None
+        except Moved:
+            if not retry:
+                raise ProtocolError(ErrorCode.UNAVAILABLE, "the room is moving") from None
+            log.info("request_retried", room=room.id, fn=fn, previous_node=room.owner)
+            target = await self.find_room(room.id)
+            if target is None:
+                raise ProtocolError(ErrorCode.UNKNOWN_ROOM, f"no room {room.id}") from None
+            if isinstance(target, RemoteRoom):
+                return await self.call_room(target, fn, args, retry=False, key=key)
+            return await target.ask(self._once(target, fn, key), *args)
+        finally:
+            self._pending.pop(rid, None)
+
+    def _serve_call(self, msg: dict[str, Any]) -> None:
+        origin, rid, room_id = msg["from"], msg.get("id"), msg["room"]
+        fn, args = msg["fn"], msg["a"]
+        if fn not in ROOM_CALLS:
+            if rid is not None:
+                err = {"code": str(ErrorCode.BAD_REQUEST), "message": fn}
+                self.send(origin, {"k": "r", "id": rid, "e": err})
+            return
+        room = self.arena.rooms.get(room_id)
+        if room is None or room.closed:  # retired here, or never ours: restore if the lease is
+            self.arena.spawn(self._serve_after_takeover(msg))
+            return
+        self._run_call(room, origin, rid, fn, args, msg.get("n"), msg.get("q"))
+
+    async def _serve_after_takeover(self, msg: dict[str, Any]) -> None:
+        origin, rid, room_id = msg["from"], msg.get("id"), msg["room"]
+        room = None
+        with contextlib.suppress(PresenceError):
+            if await self.presence.room_owner(room_id) in (None, self.node):
+                room = await self.take_over(room_id)
+        if room is None:
+            if rid is not None:
+                self.send(origin, {"k": "r", "id": rid, "e": {"code": "moved", "message": ""}})
+            return
+        self._run_call(room, origin, rid, msg["fn"], msg["a"], msg.get("n"), msg.get("q"))
+
+    def _run_call(
+        self,
+        room: Room,
+        origin: str,
+        rid: int | None,
+        fn: str,
+        args: list[Any],
+        name: Any,
+        key: str | None = None,
+    ) -> None:
+        method = self._once(room, fn, key)
+        session = args[0] if args and isinstance(args[0], str) else None
+
+        async def routed(*a: Any) -> Any:
+            # inside the actor: events before this point went to the old route, the ones
+            # after it (and this call's catch-up or replies) go to the new one, in order
+            if session is not None:
+                self.routes[session] = origin
+                if name:
+                    self.names[session] = name
+                timer = self._attach_timers.pop((room.id, session), None)
+                if timer is not None:
+                    timer.cancel()
+            return await method(*a)
+
+        routed.__name__ = fn
+        if rid is None:
+            room.post(routed, *args)
+            return
+        task = asyncio.ensure_future(room.ask(routed, *args))
+        task.add_done_callback(lambda t: self._reply(origin, rid, t))
+
+    def _once(self, room: Room, fn: str, key: str | None) -> Any:
+        """``room``'s method ``fn``, run at most once for request ``key`` (in the actor):
+        the events it causes are logged with the key, and a request whose key the room
+        knows (from its log, or from this node's run of it) gets the first outcome."""
+        method = getattr(room, fn)
+        if not key or fn not in ONCE_CALLS:
+            return method
+
+        async def once(*a: Any) -> Any:
+            done = self._requests.get(room.id, {}).get(key)
+            if done is not None:
+                log.info("request_repeated", room=room.id, fn=fn)
+                return self._outcome(fn, list(a), done)
+            before = room.seq
+            room.request = key
+            try:
+                result = await method(*a)
+            except Exception as exc:
+                if room.seq > before:
+                    self._remember(room.id, key, ("error", exc))
+                raise
+            finally:
+                room.request = None
+            if room.seq > before:
+                self._remember(room.id, key, ("ok", result))
+            return result
+
+        once.__name__ = fn
+        return once
+
+    def _remember(self, room_id: str, key: str, outcome: tuple[str, Any]) -> None:
+        done = self._requests.setdefault(room_id, {})
+        done[key] = outcome
+        if len(done) > REQUESTS_KEPT:
+            del done[next(iter(done))]
+
+    def _outcome(self, fn: str, args: list[Any], done: tuple[str, Any]) -> Any:
+        """What a repeated request is answered: what it was answered the first time."""
+        kind, value = done
+        if kind == "error":
+            raise value
+        if kind == "logged" and fn == "move" and "move_made" not in value:
+            # the flag fell before the move arrived (as Room.move answers it)
+            raise ProtocolError(ErrorCode.GAME_OVER, "your time ran out before the move arrived")
+        if fn == "move" and len(args) > 2 and args[2] is not None:
+            # asked for its move_made as the reply: that went out the first time (or was
+            # lost with its node, and the catch-up brings it): an ack answers instead
+            self.arena.deliver(args[0], Outgoing({"type": "ack", "re": args[2]}))
+        return value if kind == "ok" else None
+
+    def _reply(self, origin: str, rid: int, task: asyncio.Future[Any]) -> None:
+        if task.cancelled():
+            err: dict[str, Any] = {"code": "unavailable", "message": "cancelled"}
+            self.send(origin, {"k": "r", "id": rid, "e": err})
+            return
+        exc = task.exception()
+        if exc is None:
+            self.send(origin, {"k": "r", "id": rid, "ok": task.result()})
+            return
+        code = getattr(exc, "code", None)
+        if not isinstance(code, str) or code not in ErrorCode._value2member_map_:
+            log.error("forwarded_call_failed", error=repr(exc))
+            code = str(ErrorCode.INTERNAL)
+        err = {"code": str(code), "message": getattr(exc, "message", None) or str(exc)}
+        if getattr(exc, "retry_after", None) is not None:
+            err["retry_after"] = exc.retry_after  # type: ignore[attr-defined]
+        self.send(origin, {"k": "r", "id": rid, "e": err})
+
+    def _on_reply(self, msg: dict[str, Any]) -> None:
+        fut = self._pending.pop(msg["id"], None)
+        if fut is None or fut.done():
+            return
+        if "e" in msg:
+            e = msg["e"]
+            if e["code"] == "moved":
+                fut.set_exception(Moved())
+            else:
+                fut.set_exception(
+                    ProtocolError(e["code"], e.get("message", ""), retry_after=e.get("retry_after"))
+                )
+        else:
+            fut.set_result(msg.get("ok"))

@@ -1,0 +1,182 @@
+"""A node's inbox: the messages other nodes send it (deliveries, forwarded requests and
+their replies, re-attachments), and the members of rooms owned elsewhere, kept
+attached to the room's owner and delivered each event once and in seq order (mixed
+into :class:`server.cluster.Cluster`)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+import structlog
+
+from protocol.messages import ROOM_EVENT_TYPES
+from server.outgoing import Outgoing
+from server.presence import PresenceError
+from server.room import Room
+from server.tasks import checkpoint
+
+log = structlog.get_logger("arena.cluster")
+
+
+class NodeInbox:
+    """The node-to-node inbox of :class:`server.cluster.Cluster`."""
+
+    async def _inbox_loop(self) -> None:
+        first = True
+        while True:
+            checkpoint()
+            try:
+                sub = await self.presence.subscribe_node(self.node)
+            except PresenceError:
+                await asyncio.sleep(0.25)
+                continue
+            if not first:  # messages may have been missed meanwhile: catch up every member
+                self._attach_all()
+                # and the nodes whose members are in our rooms re-attach theirs
+                peers = set(self.routes.values()) | set(self.remote.values())
+                for node in peers - {self.node}:
+                    self.send(node, {"k": "resync", "from": self.node})
+            first = False
+            self._subscribed.set()
+            async with sub:
+                async for msg in sub:
+                    try:
+                        self._handle(msg)
+                    except Exception:
+                        log.exception("node_message_failed", kind=msg.get("k"))
+            self._subscribed.clear()
+            log.warning("node_inbox_lost")
+
+    def _handle(self, msg: dict[str, Any]) -> None:
+        k = msg["k"]
+        arena = self.arena
+        if k == "d":
+            out = Outgoing(msg["m"])
+            for sid in msg["s"]:
+                s = arena.sessions.get(sid)
+                if s is not None and s.conn is not None and not arena.held(s, out):
+                    admitted = self._admit(sid, out)
+                    if admitted is not None:
+                        s.conn.send(admitted)
+                        self.note(sid, admitted)
+        elif k == "c":
+            self._serve_call(msg)
+        elif k == "r":
+            self._on_reply(msg)
+        elif k == "forget":
+            self.cursors.pop((msg["s"], msg["room"]), None)
+            s = arena.sessions.get(msg["s"])
+            if s is not None and msg["room"] in s.rooms:
+                s.rooms.discard(msg["room"])
+                arena.spawn(arena.session_service.save(s))
+        elif k == "drop":
+            arena.session_service.drop(msg["s"])
+        elif k == "rooms":  # another node's matchmaker put our session in a room
+            s = arena.sessions.get(msg["s"])
+            if s is not None:
+                s.rooms |= set(msg["rooms"])
+                s.queue = None
+                arena.spawn(arena.session_service.save(s))
+        elif k == "resync":
+            self._attach_all()
+        elif k == "attach":  # the room's owner took it (back) over: our members follow it
+            arena.spawn(self._reattach(msg["room"], msg["from"]))
+
+    def _admit(self, sid: str, out: Outgoing) -> Outgoing | None:
+        """What of a message from a room's owner the session's connection gets: each room
+        event once and in seq order, whatever the owners did (a takeover re-sends what a
+        node may have missed; an old owner's messages may still be on their way).
+
+        A duplicate is dropped, or becomes an ``ack`` when it is also a reply (a client
+        takes whichever reply carries its ``re``). After a gap the event is dropped too
+        and the owner asked for a catch-up from the cursor, which brings it in order.
+        """
+        w = out.wire
+        room = w.get("room")
+        cursor = None if room is None else self.cursors.get((sid, room))
+        if cursor is None:
+            return out
+        if out.type == "catch_up":
+            events = w.get("events") or []
+            kept = [e for e in events if e["seq"] > cursor]
+            if len(kept) == len(events):
+                return out
+            if not kept and "re" not in w:
+                return None
+            return Outgoing({**w, "events": kept})
+        if out.type not in ROOM_EVENT_TYPES:
+            return out
+        seq = w["seq"]
+        if seq == cursor + 1:
+            return out
+        if seq > cursor + 1:
+            self._refetch(sid, room, cursor)
+        return None if "re" not in w else Outgoing({"type": "ack", "re": w["re"]})
+
+    def _refetch(self, sid: str, room_id: str, cursor: int) -> None:
+        """Ask the room's owner for the events after ``cursor`` (at most once a second)."""
+        owner = self.remote.get(room_id)
+        now = asyncio.get_running_loop().time()
+        key = (sid, room_id)
+        if owner is None or owner == self.node or now - self._refetched.get(key, -9.0) < 1.0:
+            return
+        self._refetched[key] = now
+        self.send(owner, self.call_message(room_id, "catch_up", [sid, cursor, None]))
+
+    def resumed(self, sid: str, seen: dict[str, int]) -> None:
+        """A session resumed on this node: its cursors are what its new connection has seen."""
+        for key in [k for k in self.cursors if k[0] == sid]:
+            del self.cursors[key]
+        for room_id, seq in seen.items():
+            self.cursors[(sid, room_id)] = seq
+
+    async def _reattach(self, room_id: str, owner: str) -> None:
+        """``owner`` has (re)taken the room over: our members catch up from it, whether or
+        not the owner changed (a node that takes its own room back after a failed append
+        may have logged events it never sent)."""
+        try:
+            if await self.presence.room_owner(room_id) != owner:
+                return  # it moved on again: the sweep follows it
+        except PresenceError:
+            return  # the sweep follows it when the store is back
+        local = self.arena.rooms.get(room_id)
+        if local is not None:  # our copy outlived our lease: stale
+            self.retire(local)
+        self._attach(room_id, owner)
+
+    async def _call_members_back(self, room: Room) -> None:
+        """After a takeover: every node with members of the room re-attaches them."""
+        nodes = set()
+        for sid in list(room.members):
+            s = self.arena.sessions.get(sid)
+            if s is not None and s.conn is not None:
+                continue  # ours: caught up by the takeover itself
+            node = self.routes.get(sid)
+            if node is None:
+                with contextlib.suppress(PresenceError):
+                    node = ((await self.presence.get_session(sid)) or {}).get("node")
+            if node and node != self.node:
+                nodes.add(node)
+        for node in sorted(nodes):
+            self.send(node, {"k": "attach", "room": room.id, "from": self.node})
+
+    def _local_members(self, room_id: str) -> list[str]:
+        return [
+            s.id for s in self.arena.sessions.values() if s.conn is not None and room_id in s.rooms
+        ]
+
+    def _attach(self, room_id: str, owner: str) -> None:
+        """Tell the room's owner where our members are and what they have seen."""
+        self.remote[room_id] = owner
+        for sid in self._local_members(room_id):
+            cursor = self.cursors.get((sid, room_id))
+            if cursor is None:  # nothing sent here yet: it is resuming, with its own cursor
+                continue
+            self.send(owner, self.call_message(room_id, "resume_member", [sid, cursor]))
+
+    def _attach_all(self) -> None:
+        for room_id, owner in list(self.remote.items()):
+            if room_id not in self.arena.rooms:
+                self._attach(room_id, owner)

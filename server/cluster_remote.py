@@ -1,0 +1,157 @@
+"""What a node holds of rooms and sessions on other nodes: stand-ins that forward to
+them (:class:`RemoteRoom`, :class:`RemoteConn`), and the ordered :class:`Outbox` of
+messages for one node (:mod:`server.cluster`)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import deque
+from typing import Any, Protocol
+
+import structlog
+
+from server.outgoing import Outgoing
+from server.presence import PresenceError
+from server.room_state import RoomSettings
+from server.tasks import checkpoint
+
+log = structlog.get_logger("arena.cluster")
+
+#: room methods another node may ask the owner to run (the first argument is a session id)
+ROOM_CALLS = frozenset(
+    {
+        "join",
+        "watch",
+        "leave",
+        "take_seat",
+        "leave_seat",
+        "set_ready",
+        "move",
+        "resign",
+        "abort",
+        "offer_rematch",
+        "chat",
+        "send_state",
+        "resume_member",
+        "disconnected",
+        "session_gone",
+        "catch_up",
+    }
+)
+#: messages queued for one node before the oldest are dropped (that node then resyncs)
+OUTBOX_LIMIT = 50_000
+
+
+class NodeLink(Protocol):
+    """What the stand-ins and outboxes need of their node (:class:`server.cluster.Cluster`)."""
+
+    node: str
+    presence: Any
+
+    def send(self, node: str, item: Any) -> None: ...
+
+    def call_message(
+        self, room_id: str, fn: str, args: list[Any], rid: int | None = None, key: str = ""
+    ) -> dict[str, Any]: ...
+
+    async def call_room(
+        self, room: RemoteRoom, fn: str, args: list[Any], retry: bool = True, key: str = ""
+    ) -> Any: ...
+
+
+class RemoteMethod:
+    """Stands for a room method when the room lives on another node (only its name travels)."""
+
+    __slots__ = ("__name__",)
+
+    def __init__(self, name: str) -> None:
+        self.__name__ = name
+
+
+class RemoteRoom:
+    """What this node knows of a room owned elsewhere: enough to forward requests to it."""
+
+    def __init__(
+        self,
+        cluster: NodeLink,
+        room_id: str,
+        owner: str,
+        settings: RoomSettings | None = None,
+        members: dict[str, str] | None = None,
+    ) -> None:
+        self.cluster = cluster
+        self.id = room_id
+        self.owner = owner
+        self.settings = settings
+        self.members = members or {}
+        self.closed = False
+
+    def __getattr__(self, name: str) -> RemoteMethod:
+        if name in ROOM_CALLS:
+            return RemoteMethod(name)
+        raise AttributeError(name)
+
+    async def ask(self, fn: RemoteMethod, *args: Any) -> Any:
+        return await self.cluster.call_room(self, fn.__name__, list(args))
+
+    def post(self, fn: RemoteMethod, *args: Any) -> None:
+        self.cluster.send(self.owner, self.cluster.call_message(self.id, fn.__name__, list(args)))
+
+
+class RemoteConn:
+    """The connection of a session on another node: what is sent goes through that node."""
+
+    def __init__(self, cluster: NodeLink, node: str, session: str) -> None:
+        self.cluster = cluster
+        self.node = node
+        self.session = session
+
+    def send(self, msg: Any) -> None:
+        out = msg if isinstance(msg, Outgoing) else Outgoing.of(msg)
+        self.cluster.send(self.node, (self.session, out))
+
+
+class Outbox:
+    """Messages for one node, published in order by one task, batched per round trip."""
+
+    def __init__(self, cluster: NodeLink, node: str) -> None:
+        self.cluster = cluster
+        self.node = node
+        self.items: deque[Any] = deque()
+        self.wake = asyncio.Event()
+        self.task = asyncio.create_task(self._run(), name=f"outbox-{node}")
+
+    def put(self, item: Any) -> None:
+        if len(self.items) >= OUTBOX_LIMIT:
+            log.warning("outbox_overflow", to=self.node, dropped=len(self.items))
+            self.items.clear()
+            self.items.append({"k": "resync", "from": self.cluster.node})
+        self.items.append(item)
+        self.wake.set()
+
+    def _batch(self) -> list[str]:
+        texts: list[str] = []
+        while self.items and len(texts) < 256:
+            item = self.items.popleft()
+            if isinstance(item, tuple):  # a delivery: merge the sessions of one message
+                out, sessions = item[1], [item[0]]
+                while self.items and isinstance(self.items[0], tuple) and self.items[0][1] is out:
+                    sessions.append(self.items.popleft()[0])
+                item = {"k": "d", "s": sessions, "m": out.wire}
+            texts.append(json.dumps(item, separators=(",", ":")))
+        return texts
+
+    async def _run(self) -> None:
+        while True:
+            checkpoint()  # (a cancellation lost in redis-py: server.tasks)
+            await self.wake.wait()
+            self.wake.clear()
+            while self.items:
+                texts = self._batch()
+                while True:
+                    try:
+                        await self.cluster.presence.publish_node(self.node, texts)
+                        break
+                    except PresenceError:  # Redis is down: keep the order, try again
+                        await asyncio.sleep(0.25)
