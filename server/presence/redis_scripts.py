@@ -1,0 +1,228 @@
+"""The Lua scripts of Redis presence: each runs atomically in Redis, so an append
+checks the lease (fencing), the seq and publishes in one step, and a lobby entry and
+its announcement never part (:mod:`server.presence.redis`)."""
+
+from __future__ import annotations
+
+import hashlib
+
+from server.presence.redis_values import UPSERT_HEAD
+
+
+class Lua:
+    """A script run by ``EVALSHA`` on the lean connection (``EVAL`` when Redis lacks it)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.sha = hashlib.sha1(text.encode()).hexdigest()
+
+
+def fenced_next_seq(owner: str) -> str:
+    """Lua opening of the append scripts: 0 (refused) unless ``owner`` (an ARGV) is ''
+    or the node holding the room's lease (KEYS[3]); then ``seq``, the next sequence
+    number of the room's log (KEYS[1])."""
+    return f"""
+if {owner} ~= '' and redis.call('GET', KEYS[3]) ~= {owner} then
+  return 0
+end
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local seq = 1
+if #last > 0 then
+  seq = tonumber(string.match(last[1][1], '^(%d+)')) + 1
+end
+"""
+
+
+# KEYS: log, channel, lease; ARGV: the event (a msgpack map), expected seq or "", "1" when
+# the map holds its seq already (the expected one) else "" (seq is added as its last
+# entry), owner or "" (fencing: with an owner, only the node holding the room's lease
+# may append)
+APPEND = (
+    fenced_next_seq("ARGV[4]")
+    + """\
+if ARGV[2] ~= '' and tonumber(ARGV[2]) ~= seq then
+  return -seq
+end
+local ev = ARGV[1]
+if ARGV[3] ~= '1' then
+  local b = string.byte(ev, 1)
+  local head, body
+  if b >= 0x80 and b < 0x8f then
+    head, body = string.char(b + 1), string.sub(ev, 2)
+  elseif b == 0x8f then
+    head, body = string.char(0xde, 0, 16), string.sub(ev, 2)
+  elseif b == 0xde and string.byte(ev, 2) * 256 + string.byte(ev, 3) < 65535 then
+    local n = string.byte(ev, 2) * 256 + string.byte(ev, 3) + 1
+    head, body = string.char(0xde, math.floor(n / 256), n % 256), string.sub(ev, 4)
+  else
+    return redis.error_reply('ERR an event must be a msgpack map of under 65,535 entries')
+  end
+  ev = head .. body .. cmsgpack.pack('seq') .. cmsgpack.pack(seq)
+end
+redis.call('XADD', KEYS[1], seq .. '-1', 'e', ev)
+redis.call('PUBLISH', KEYS[2], ev)
+return seq
+"""
+)
+
+# KEYS: as APPEND, then room; ARGV: as APPEND, then the room's settings JSON (set when
+# the append is accepted)
+APPEND_SAVING_ROOM = APPEND.replace(
+    "local ev = ARGV[1]", "redis.call('SET', KEYS[4], ARGV[5])\nlocal ev = ARGV[1]"
+)
+
+#: the upsert event's head (UPSERT_HEAD) as a Lua string literal, byte by byte
+LUA_UPSERT_HEAD = "'" + "".join(f"\\{b:03d}" for b in UPSERT_HEAD) + "'"
+
+# appended to an append script: KEYS: ..., lobby hash, lobby channel; ARGV: ..., room id,
+# summary (msgpack): the room's lobby entry set and its upsert published (as LOBBY_UPSERT)
+# once the event is appended
+WITH_LOBBY = (
+    "redis.call('HSET', KEYS[#KEYS - 1], ARGV[#ARGV - 1], ARGV[#ARGV])\n"
+    f"redis.call('PUBLISH', KEYS[#KEYS], {LUA_UPSERT_HEAD} .. ARGV[#ARGV])\n"
+    "return seq\n"
+)
+APPEND_LOBBY = APPEND.replace("return seq\n", WITH_LOBBY)
+APPEND_SAVING_ROOM_LOBBY = APPEND_SAVING_ROOM.replace("return seq\n", WITH_LOBBY)
+
+# KEYS: log, channel, lease, room, lobby hash, lobby channel; ARGV: owner or "" (fencing
+# as in APPEND), the first event's expected seq, the room's settings JSON or "" (set when
+# the appends are accepted), room id, lobby summary (msgpack) or "", then the events
+# (msgpack maps holding their seqs): all appended and published in order, or none
+APPEND_MANY = (
+    fenced_next_seq("ARGV[1]") + """\
+if tonumber(ARGV[2]) ~= seq then
+  return -seq
+end
+if ARGV[3] ~= '' then
+  redis.call('SET', KEYS[4], ARGV[3])
+end
+for i = 6, #ARGV do
+  redis.call('XADD', KEYS[1], seq .. '-1', 'e', ARGV[i])
+  redis.call('PUBLISH', KEYS[2], ARGV[i])
+  seq = seq + 1
+end
+if ARGV[5] ~= '' then
+  redis.call('HSET', KEYS[5], ARGV[4], ARGV[5])
+"""
+    f"  redis.call('PUBLISH', KEYS[6], {LUA_UPSERT_HEAD} .. ARGV[5])\n"
+    """end
+return seq - 1
+"""
+)
+
+# KEYS: lease; ARGV: node, ttl ms
+ACQUIRE = """
+local v = redis.call('GET', KEYS[1])
+if v and v ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+
+RENEW = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+"""
+
+# KEYS: leases; ARGV: node, ttl ms; returns the (1-based) indexes of leases not held
+RENEW_MANY = """
+local lost = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then
+    redis.call('PEXPIRE', key, ARGV[2])
+  else
+    lost[#lost + 1] = i
+  end
+end
+return lost
+"""
+
+RELEASE = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+"""
+
+# KEYS: counter, record, record index; ARGV: game id, record JSON
+PUT_RECORD = """
+local n = redis.call('INCR', KEYS[1])
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('ZADD', KEYS[3], n, ARGV[1])
+return n
+"""
+
+# KEYS: room, lease, log; ARGV: invite key prefix
+DELETE_ROOM = """
+local raw = redis.call('GET', KEYS[1])
+if raw then
+  local ok, meta = pcall(cjson.decode, raw)
+  if ok and type(meta) == 'table' and type(meta.invite) == 'string' and meta.invite ~= '' then
+    redis.call('DEL', ARGV[1] .. meta.invite)
+  end
+end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+return 1
+"""
+
+# KEYS: room, lease, log, lobby, lobby channel; ARGV: invite key prefix, room id, remove
+# event JSON: the lobby entry goes (published if it was there), then as DELETE_ROOM
+DROP_CLOSED_ROOM = (
+    """
+if redis.call('HDEL', KEYS[4], ARGV[2]) == 1 then
+  redis.call('PUBLISH', KEYS[5], ARGV[3])
+end
+"""
+    + DELETE_ROOM
+)
+
+# KEYS: lease, room[, invite]; ARGV: node, ttl ms, settings JSON[, room id]
+OPEN_ROOM = """
+local v = redis.call('GET', KEYS[1])
+if v and v ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('SET', KEYS[2], ARGV[3])
+if #KEYS > 2 then redis.call('SET', KEYS[3], ARGV[4]) end
+return 1
+"""
+
+# KEYS: session, token prefix; ARGV: data JSON
+UPDATE_SESSION = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'd', ARGV[1])
+return 1
+"""
+
+# KEYS: sessions; ARGV: their data JSON, in the same order
+UPDATE_SESSIONS = """
+for i, key in ipairs(KEYS) do
+  if redis.call('EXISTS', key) == 1 then
+    redis.call('HSET', key, 'd', ARGV[i])
+  end
+end
+return 1
+"""
+
+# KEYS: session; ARGV: ttl ms, token key prefix
+TOUCH_SESSION = """
+local t = redis.call('HGET', KEYS[1], 't')
+if not t then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', ARGV[2] .. t, ARGV[1])
+return 1
+"""
+
+# KEYS: lobby hash, lobby channel; ARGV: room id, summary, upsert event (msgpack both)
+LOBBY_UPSERT = """
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PUBLISH', KEYS[2], ARGV[3])
+return 1
+"""
+
+# KEYS: lobby hash, lobby channel; ARGV: room id, remove event JSON
+LOBBY_REMOVE = """
+if redis.call('HDEL', KEYS[1], ARGV[1]) == 1 then
+  redis.call('PUBLISH', KEYS[2], ARGV[2])
+end
+return 1
+"""
