@@ -23,6 +23,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from engine.base import SetupError, game_class, game_names, new_game
 from protocol import messages as m
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
+from protocol.outgoing import Outgoing
 from server import http
 from server.address_budget import AddressBudget
 from server.cluster import Cluster
@@ -35,7 +36,6 @@ from server.login import Login
 from server.login_throttle import LoginGuard
 from server.matchmaking import Matchmaker
 from server.metrics import Metrics
-from server.outgoing import Outgoing
 from server.presence import Presence, open_presence
 from server.records import RecordStore
 from server.registry import RoomRegistry

@@ -59,13 +59,13 @@ from typing import Any
 
 import structlog
 
+from protocol.outgoing import Outgoing
 from server import room_replay
 from server.cluster_calls import ForwardedCalls, logged_requests
 from server.cluster_inbox import NodeInbox
 from server.cluster_remote import Outbox, RemoteConn, RemoteRoom
 from server.cluster_sweep import Sweeps
 from server.host import Host
-from server.outgoing import Outgoing
 from server.presence import PresenceError
 from server.room import Room, RoomSettings, room_meta
 from server.sessions import Session

@@ -18,8 +18,8 @@ from typing import Any
 import structlog
 
 from protocol.errors import ErrorCode, ProtocolError
+from protocol.outgoing import Outgoing
 from server.cluster_remote import ROOM_CALLS, RemoteRoom
-from server.outgoing import Outgoing
 from server.presence import PresenceError
 from server.room import Room
 

@@ -12,7 +12,7 @@ from typing import Any
 import structlog
 
 from protocol.messages import ROOM_EVENT_TYPES
-from server.outgoing import Outgoing
+from protocol.outgoing import Outgoing
 from server.presence import PresenceError
 from server.room import Room
 from server.tasks import checkpoint

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 import structlog
 
-from server.outgoing import Outgoing
+from protocol.outgoing import Outgoing
 from server.presence import PresenceError
 from server.room_state import RoomSettings
 from server.tasks import checkpoint

@@ -26,10 +26,10 @@ from protocol import messages as m
 from protocol.codec import decode_client, decode_frame
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.limits import MAX_SEQ, DecodeLimits
+from protocol.outgoing import Outgoing
 from protocol.session import Phase, admit
 from server.host import Host
 from server.login_throttle import peer_address
-from server.outgoing import Outgoing
 from server.ratelimit import TokenBucket
 from server.tasks import checkpoint
 

@@ -11,9 +11,9 @@ import asyncio
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
+from protocol.outgoing import Outgoing
 from server.config import Config
 from server.metrics import Metrics
-from server.outgoing import Outgoing
 from server.presence import Presence
 from server.records import RecordStore
 

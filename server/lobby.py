@@ -8,9 +8,9 @@ import contextlib
 from typing import Any
 
 from protocol import messages as m
+from protocol.outgoing import Outgoing
 from server.connection import Connection
 from server.host import Handler, Host
-from server.outgoing import Outgoing
 from server.presence import PresenceError
 from server.tasks import checkpoint
 

@@ -24,16 +24,16 @@ import structlog
 
 from engine.match import Match
 from protocol.errors import ErrorCode, ProtocolError
+from protocol.outgoing import Outgoing
 from protocol.timecontrol import engine_time_control
 from server import room_state as rs
 from server.host import Host
-from server.outgoing import Outgoing
 from server.presence import PresenceError
 from server.room_game import RoomGame, now_ms
 from server.room_log import RoomLog
 from server.room_membership import RoomMembership
 from server.room_state import RoomSettings, RoomState, SeatState
-from server.room_views import RoomViews, player_wire
+from server.room_views import RoomViews
 from server.tasks import checkpoint
 
 log = structlog.get_logger("arena.room")
@@ -44,7 +44,6 @@ __all__ = [
     "SeatState",
     "engine_time_control",
     "now_ms",
-    "player_wire",
     "room_meta",
 ]
 

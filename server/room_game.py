@@ -10,9 +10,10 @@ from typing import Any
 from engine.base import Result
 from protocol import messages as m
 from protocol.errors import ErrorCode, ProtocolError
+from protocol.fastwire import game_started_wire, move_made_wire
+from protocol.outgoing import Outgoing
 from server import room_commands as rc
 from server import room_state as rs
-from server.outgoing import Outgoing
 from server.private_records import private_record_fields
 from server.ratings import Rating, rate_game
 
@@ -47,27 +48,22 @@ class RoomGame:
         assert match is not None
         players = list(match.players)
         g = match.game
-        # game_started as wire data, built directly: exactly to_wire(GameStarted(...))
-        # (tests/test_server_games.py compares every logged event with its model's wire)
+        # built directly (protocol.fastwire); tests/test_server_games.py compares every
+        # logged event with its model's wire
         seq = self.state.seq + 1
-        to_move = match.to_move()
         position, view, legal = g.position_view_moves()
-        wire: dict[str, Any] = {
-            "type": "game_started",
-            "room": self.id,
-            "seq": seq,
-            "game_number": self.state.game_number,
-            "seats": self.seat_wires(),
-            "setup": g.setup(),
-            "position": position,
-            "view": view,
-        }
-        if to_move is not None:
-            wire["to_move"] = to_move
-        wire["legal_moves"] = legal if not match.over else []
-        clocks = match.clocks()
-        if clocks is not None:
-            wire["clock"] = {"remaining_ms": clocks, "running": to_move}
+        wire = game_started_wire(
+            self.id,
+            seq,
+            game_number=self.state.game_number,
+            seats=self.seat_wires(),
+            setup=g.setup(),
+            position=position,
+            view=view,
+            to_move=match.to_move(),
+            legal_moves=legal if not match.over else [],
+            clocks=match.clocks(),
+        )
         await self._log_and_send(Outgoing(wire), seq, lobby=True)
         self.arena.metrics.games_started.labels(s.game).inc()
         self.arena.metrics.games_live.inc()
@@ -133,30 +129,25 @@ class RoomGame:
     def move_wire(self, seq: int, ev: dict[str, Any]) -> dict[str, Any]:
         """The ``move_made`` event as wire data, built directly on the hot path.
 
-        Exactly ``to_wire(MoveMade(...))`` (same keys, same order, top-level nulls
-        left out), without building and dumping a model for every move;
-        ``tests/test_server_games.py`` checks the two agree on every event.
+        Exactly ``to_wire(MoveMade(...))``, without building and dumping a model for
+        every move (:func:`protocol.fastwire.move_made_wire`).
         """
         assert self.state.match is not None
         g = self.state.match.game
         over = self.state.match.over or g.is_over()
         position, view, legal = g.position_view_moves()
-        wire: dict[str, Any] = {
-            "type": "move_made",
-            "room": self.id,
-            "seq": seq,
-            "ply": ev["ply"],
-            "seat": ev["seat"],
-            "move": ev["move"],
-            "position": position,
-            "view": view,
-        }
-        if ev["to_move"] is not None:
-            wire["to_move"] = ev["to_move"]
-        wire["legal_moves"] = [] if over else legal
-        if ev["clocks"] is not None:
-            wire["clock"] = {"remaining_ms": list(ev["clocks"]), "running": ev["to_move"]}
-        return wire
+        return move_made_wire(
+            self.id,
+            seq,
+            ply=ev["ply"],
+            seat=ev["seat"],
+            move=ev["move"],
+            position=position,
+            view=view,
+            to_move=ev["to_move"],
+            legal_moves=[] if over else legal,
+            clocks=ev["clocks"],
+        )
 
     def eliminated_fields(self, ev: dict[str, Any]) -> dict[str, Any]:
         """The ``player_eliminated`` event's fields for the match's ``eliminated`` event

@@ -11,8 +11,9 @@ import asyncio
 from typing import Any
 
 from protocol import messages as m
+from protocol.fastwire import event_wire
 from protocol.limits import MAX_EVENTS
-from server.outgoing import Outgoing
+from protocol.outgoing import Outgoing
 
 #: events after which (several nodes) the members' sessions are saved, before the event is logged
 MEMBERSHIP_EVENTS = frozenset(
@@ -39,15 +40,12 @@ class RoomLog:
         """:meth:`emit` for the frequent events, built as wire data without a model;
         ``lobby`` and ``hold`` as in :meth:`_log_and_send`.
 
-        ``fields`` must be in the model's order and already wire data: the event is
-        then exactly ``to_wire(cls(room=..., seq=..., **fields))`` (top-level nulls
-        left out); ``tests/test_server_games.py`` checks the events of whole games.
+        ``fields`` must be in the model's order and already wire data
+        (:func:`protocol.fastwire.event_wire`); ``tests/test_server_games.py`` checks
+        the events of whole games.
         """
         seq = self.state.seq + 1
-        wire: dict[str, Any] = {"type": type_, "room": self.id, "seq": seq}
-        for key, value in fields.items():
-            if value is not None:
-                wire[key] = value
+        wire = event_wire(type_, self.id, seq, fields)
         await self._log_and_send(Outgoing(wire), seq, lobby=lobby, hold=hold)
 
     async def _log_and_send(

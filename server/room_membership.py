@@ -8,10 +8,10 @@ from typing import Any
 
 from protocol import messages as m
 from protocol.errors import ErrorCode, ProtocolError
+from protocol.fastwire import player_wire
 from server import room_commands as rc
 from server import room_state as rs
 from server.ratings import Rating
-from server.room_views import player_wire
 
 
 class RoomMembership:

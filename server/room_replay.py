@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.base import game_class
+from protocol.fastwire import player_wire
 from protocol.timecontrol import engine_time_control
 from server.room_state import (
     ConnectionChanged,
@@ -17,7 +18,6 @@ from server.room_state import (
     GameStarted,
     MemberLeft,
     MoveMade,
-    Player,
     PlayerJoined,
     ReadyChanged,
     RematchOffered,
@@ -148,16 +148,6 @@ def restore(
     return state
 
 
-def _shown(player: Player) -> Player:
-    """A player as the wire shows it (a missing rating is shown as null)."""
-    return {
-        "name": player["name"],
-        "guest": player.get("guest", False),
-        "bot": player.get("bot", False),
-        "rating": player.get("rating"),
-    }
-
-
 def snapshot(state: RoomState) -> dict[str, Any]:
     """What must agree between a live room and its restored copy (tests compare these):
     everything but the match's wall-clock bookkeeping."""
@@ -180,12 +170,12 @@ def snapshot(state: RoomState) -> dict[str, Any]:
         "settings": state.settings.to_dict(),
         "labels": state.labels,
         "seats": [
-            None if s is None else (s.session, _shown(s.player), s.ready, s.connected)
+            None if s is None else (s.session, player_wire(s.player), s.ready, s.connected)
             for s in state.seats
         ],
         "members": dict(state.members),
         "names": dict(state.names),
-        "started_players": [None if p is None else _shown(p) for p in state.started_players],
+        "started_players": [None if p is None else player_wire(p) for p in state.started_players],
         "game_number": state.game_number,
         "record": state.record_id,
         "rematch": sorted(state.rematch_offers),

@@ -8,9 +8,9 @@ from typing import Any
 
 from protocol import messages as m
 from protocol.errors import ErrorCode, ProtocolError
+from protocol.outgoing import Outgoing
 from server.connection import Connection
 from server.host import Handler, Host
-from server.outgoing import Outgoing
 from server.room import Room
 
 

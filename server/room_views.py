@@ -8,16 +8,7 @@ from typing import Any
 
 from engine.base import game_class
 from protocol import messages as m
-
-
-def player_wire(player: dict[str, Any]) -> dict[str, Any]:
-    """A protocol ``Player`` as wire data, built directly: exactly ``to_wire(Player(**player))``."""
-    return {
-        "name": player["name"],
-        "guest": player.get("guest", False),
-        "bot": player.get("bot", False),
-        "rating": player.get("rating"),
-    }
+from protocol.fastwire import room_summary_wire, seat_wire
 
 
 class RoomViews:
@@ -42,18 +33,13 @@ class RoomViews:
 
     def seat_wires(self) -> list[dict[str, Any]]:
         """``seat_infos()`` as wire data, built directly (lobby updates, game starts)."""
-        out: list[dict[str, Any]] = []
-        for i, s in enumerate(self.state.seats):
-            out.append(
-                {
-                    "seat": i,
-                    "label": self.state.labels[i],
-                    "player": None if s is None else player_wire(s.player),
-                    "ready": False if s is None else s.ready,
-                    "connected": True if s is None else s.connected,
-                }
-            )
-        return out
+        labels = self.state.labels
+        return [
+            seat_wire(i, labels[i], None, False, True)
+            if s is None
+            else seat_wire(i, labels[i], s.player, s.ready, s.connected)
+            for i, s in enumerate(self.state.seats)
+        ]
 
     def spectator_count(self) -> int:
         return sum(1 for r in self.state.members.values() if r == "spectator")
@@ -83,22 +69,20 @@ class RoomViews:
 
     def summary_wire(self) -> dict[str, Any]:
         """Exactly ``to_wire(self.summary())``, without building and dumping models
-        (``tests/test_server_games.py`` checks the two agree)."""
+        (:mod:`protocol.fastwire`)."""
         s = self.settings
-        wire: dict[str, Any] = {
-            "room": self.id,
-            "game": s.game,
-            "rules": s.rules,
-            "variant": s.variant,
-            "seats": self.seat_wires(),
-            "time_control": self._time_control_wire,
-            "rated": s.rated,
-            "status": self.status,
-            "spectators": self.spectator_count(),
-        }
-        if s.created_at is not None:
-            wire["created_at"] = s.created_at
-        return wire
+        return room_summary_wire(
+            room=self.id,
+            game=s.game,
+            rules=s.rules,
+            variant=s.variant,
+            seats=self.seat_wires(),
+            time_control=self._time_control_wire,
+            rated=s.rated,
+            status=self.status,
+            spectators=self.spectator_count(),
+            created_at=s.created_at,
+        )
 
     async def update_lobby(self) -> None:
         summary = self._lobby_summary()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.outgoing import Outgoing
+from protocol.outgoing import Outgoing
 
 
 class LocalRouter:

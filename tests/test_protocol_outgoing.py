@@ -1,4 +1,4 @@
-"""server.outgoing: a reply made from a message has exactly the frames of its wire data."""
+"""protocol.outgoing: a reply made from a message has exactly the frames of its wire data."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import msgpack
 import pytest
 
-from server.outgoing import Outgoing
+from protocol.outgoing import Outgoing
 
 
 @pytest.mark.parametrize(
