@@ -60,10 +60,11 @@ from typing import Any
 import structlog
 
 from protocol.outgoing import Outgoing
+from server import node_messages as nm
 from server import room_replay
 from server.cluster_calls import ForwardedCalls, logged_requests
 from server.cluster_inbox import NodeInbox
-from server.cluster_remote import Outbox, RemoteConn, RemoteRoom
+from server.cluster_remote import Outbound, Outbox, RemoteConn, RemoteRoom
 from server.cluster_sweep import Sweeps
 from server.host import Host
 from server.presence import PresenceError
@@ -139,7 +140,8 @@ class Cluster(ForwardedCalls, NodeInbox, Sweeps):
             await self.presence.node_gone(self.node)
 
     # -- sending --------------------------------------------------------------------------
-    def send(self, node: str, item: Any) -> None:
+    def send(self, node: str, item: Outbound) -> None:
+        """A message for ``node`` (a delivery: session and message), sent in order."""
         box = self._outboxes.get(node)
         if box is None:
             box = self._outboxes[node] = Outbox(self, node)
@@ -147,17 +149,9 @@ class Cluster(ForwardedCalls, NodeInbox, Sweeps):
 
     def call_message(
         self, room_id: str, fn: str, args: list[Any], rid: int | None = None, key: str = ""
-    ):
-        msg: dict[str, Any] = {"k": "c", "from": self.node, "room": room_id, "fn": fn, "a": args}
-        if rid is not None:
-            msg["id"] = rid
-        if key:
-            msg["q"] = key
-        if args and isinstance(args[0], str):
-            name = self.arena.session_name(args[0])
-            if name:
-                msg["n"] = name
-        return msg
+    ) -> nm.Call:
+        name = self.arena.session_name(args[0]) if args and isinstance(args[0], str) else None
+        return nm.Call(self.node, room_id, fn, args, rid, key, name or None)
 
     def deliver(self, session: str, out: Outgoing) -> None:
         """A room of ours sends to a session connected elsewhere (if we know where)."""
@@ -201,7 +195,7 @@ class Cluster(ForwardedCalls, NodeInbox, Sweeps):
         """A room of ours dropped a member connected elsewhere: tell its node."""
         node = self.routes.get(session)
         if node is not None and node != self.node:
-            self.send(node, {"k": "forget", "s": session, "room": room_id})
+            self.send(node, nm.Forget(session, room_id))
 
     async def find_room(self, room_id: str) -> Room | RemoteRoom | None:
         """The room, wherever it is; taken over here if nobody owns it any more."""

@@ -19,6 +19,7 @@ import structlog
 
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.outgoing import Outgoing
+from server import node_messages as nm
 from server.cluster_remote import ROOM_CALLS, RemoteRoom
 from server.presence import PresenceError
 from server.room import Room
@@ -101,31 +102,31 @@ class ForwardedCalls:
         finally:
             self._pending.pop(rid, None)
 
-    def _serve_call(self, msg: dict[str, Any]) -> None:
-        origin, rid, room_id = msg["from"], msg.get("id"), msg["room"]
-        fn, args = msg["fn"], msg["a"]
+    def _serve_call(self, msg: nm.Call) -> None:
+        origin, rid, room_id = msg.origin, msg.id, msg.room
+        fn, args = msg.fn, msg.args
         if fn not in ROOM_CALLS:
             if rid is not None:
                 err = {"code": str(ErrorCode.BAD_REQUEST), "message": fn}
-                self.send(origin, {"k": "r", "id": rid, "e": err})
+                self.send(origin, nm.Reply(rid, error=err))
             return
         room = self.arena.rooms.get(room_id)
         if room is None or room.closed:  # retired here, or never ours: restore if the lease is
             self.arena.spawn(self._serve_after_takeover(msg))
             return
-        self._run_call(room, origin, rid, fn, args, msg.get("n"), msg.get("q"))
+        self._run_call(room, origin, rid, fn, args, msg.name, msg.key)
 
-    async def _serve_after_takeover(self, msg: dict[str, Any]) -> None:
-        origin, rid, room_id = msg["from"], msg.get("id"), msg["room"]
+    async def _serve_after_takeover(self, msg: nm.Call) -> None:
+        origin, rid, room_id = msg.origin, msg.id, msg.room
         room = None
         with contextlib.suppress(PresenceError):
             if await self.presence.room_owner(room_id) in (None, self.node):
                 room = await self.take_over(room_id)
         if room is None:
             if rid is not None:
-                self.send(origin, {"k": "r", "id": rid, "e": {"code": "moved", "message": ""}})
+                self.send(origin, nm.Reply(rid, error={"code": "moved", "message": ""}))
             return
-        self._run_call(room, origin, rid, msg["fn"], msg["a"], msg.get("n"), msg.get("q"))
+        self._run_call(room, origin, rid, msg.fn, msg.args, msg.name, msg.key)
 
     def _run_call(
         self,
@@ -212,11 +213,11 @@ class ForwardedCalls:
     def _reply(self, origin: str, rid: int, task: asyncio.Future[Any]) -> None:
         if task.cancelled():
             err: dict[str, Any] = {"code": "unavailable", "message": "cancelled"}
-            self.send(origin, {"k": "r", "id": rid, "e": err})
+            self.send(origin, nm.Reply(rid, error=err))
             return
         exc = task.exception()
         if exc is None:
-            self.send(origin, {"k": "r", "id": rid, "ok": task.result()})
+            self.send(origin, nm.Reply(rid, ok=task.result()))
             return
         code = getattr(exc, "code", None)
         if not isinstance(code, str) or code not in ErrorCode._value2member_map_:
@@ -225,14 +226,14 @@ class ForwardedCalls:
         err = {"code": str(code), "message": getattr(exc, "message", None) or str(exc)}
         if getattr(exc, "retry_after", None) is not None:
             err["retry_after"] = exc.retry_after  # type: ignore[attr-defined]
-        self.send(origin, {"k": "r", "id": rid, "e": err})
+        self.send(origin, nm.Reply(rid, error=err))
 
-    def _on_reply(self, msg: dict[str, Any]) -> None:
-        fut = self._pending.pop(msg["id"], None)
+    def _on_reply(self, msg: nm.Reply) -> None:
+        fut = self._pending.pop(msg.id, None)
         if fut is None or fut.done():
             return
-        if "e" in msg:
-            e = msg["e"]
+        if msg.error is not None:
+            e = msg.error
             if e["code"] == "moved":
                 fut.set_exception(Moved())
             else:
@@ -240,4 +241,4 @@ class ForwardedCalls:
                     ProtocolError(e["code"], e.get("message", ""), retry_after=e.get("retry_after"))
                 )
         else:
-            fut.set_result(msg.get("ok"))
+            fut.set_result(msg.ok)

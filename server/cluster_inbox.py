@@ -13,6 +13,7 @@ import structlog
 
 from protocol.messages import ROOM_EVENT_TYPES
 from protocol.outgoing import Outgoing
+from server import node_messages as nm
 from server.presence import PresenceError
 from server.room import Room
 from server.tasks import checkpoint
@@ -37,7 +38,7 @@ class NodeInbox:
                 # and the nodes whose members are in our rooms re-attach theirs
                 peers = set(self.routes.values()) | set(self.remote.values())
                 for node in peers - {self.node}:
-                    self.send(node, {"k": "resync", "from": self.node})
+                    self.send(node, nm.Resync(self.node))
             first = False
             self._subscribed.set()
             async with sub:
@@ -49,40 +50,42 @@ class NodeInbox:
             self._subscribed.clear()
             log.warning("node_inbox_lost")
 
-    def _handle(self, msg: dict[str, Any]) -> None:
-        k = msg["k"]
+    def _handle(self, data: dict[str, Any]) -> None:
+        """One message from another node (:mod:`server.node_messages`)."""
+        msg = nm.decode(data)
         arena = self.arena
-        if k == "d":
-            out = Outgoing(msg["m"])
-            for sid in msg["s"]:
+        match msg:
+            case nm.Deliver(sessions, message):
+                out = Outgoing(message)
+                for sid in sessions:
+                    s = arena.sessions.get(sid)
+                    if s is not None and s.conn is not None and not arena.held(s, out):
+                        admitted = self._admit(sid, out)
+                        if admitted is not None:
+                            s.conn.send(admitted)
+                            self.note(sid, admitted)
+            case nm.Call():
+                self._serve_call(msg)
+            case nm.Reply():
+                self._on_reply(msg)
+            case nm.Forget(sid, room_id):
+                self.cursors.pop((sid, room_id), None)
                 s = arena.sessions.get(sid)
-                if s is not None and s.conn is not None and not arena.held(s, out):
-                    admitted = self._admit(sid, out)
-                    if admitted is not None:
-                        s.conn.send(admitted)
-                        self.note(sid, admitted)
-        elif k == "c":
-            self._serve_call(msg)
-        elif k == "r":
-            self._on_reply(msg)
-        elif k == "forget":
-            self.cursors.pop((msg["s"], msg["room"]), None)
-            s = arena.sessions.get(msg["s"])
-            if s is not None and msg["room"] in s.rooms:
-                s.rooms.discard(msg["room"])
-                arena.spawn(arena.session_service.save(s))
-        elif k == "drop":
-            arena.session_service.drop(msg["s"])
-        elif k == "rooms":  # another node's matchmaker put our session in a room
-            s = arena.sessions.get(msg["s"])
-            if s is not None:
-                s.rooms |= set(msg["rooms"])
-                s.queue = None
-                arena.spawn(arena.session_service.save(s))
-        elif k == "resync":
-            self._attach_all()
-        elif k == "attach":  # the room's owner took it (back) over: our members follow it
-            arena.spawn(self._reattach(msg["room"], msg["from"]))
+                if s is not None and room_id in s.rooms:
+                    s.rooms.discard(room_id)
+                    arena.spawn(arena.session_service.save(s))
+            case nm.Drop(sid):
+                arena.session_service.drop(sid)
+            case nm.Rooms(sid, rooms):  # another node's matchmaker put our session in a room
+                s = arena.sessions.get(sid)
+                if s is not None:
+                    s.rooms |= set(rooms)
+                    s.queue = None
+                    arena.spawn(arena.session_service.save(s))
+            case nm.Resync():
+                self._attach_all()
+            case nm.Attach(room_id, origin):  # the room's owner took it (back) over: follow it
+                arena.spawn(self._reattach(room_id, origin))
 
     def _admit(self, sid: str, out: Outgoing) -> Outgoing | None:
         """What of a message from a room's owner the session's connection gets: each room
@@ -160,7 +163,7 @@ class NodeInbox:
             if node and node != self.node:
                 nodes.add(node)
         for node in sorted(nodes):
-            self.send(node, {"k": "attach", "room": room.id, "from": self.node})
+            self.send(node, nm.Attach(room.id, self.node))
 
     def _local_members(self, room_id: str) -> list[str]:
         return [

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 import structlog
 
 from protocol.outgoing import Outgoing
+from server import node_messages as nm
 from server.presence import PresenceError
 from server.room_state import RoomSettings
 from server.tasks import checkpoint
@@ -42,6 +43,10 @@ ROOM_CALLS = frozenset(
 #: messages queued for one node before the oldest are dropped (that node then resyncs)
 OUTBOX_LIMIT = 50_000
 
+#: what a node sends another: a message, or a delivery (a session, a room's message) that
+#: the outbox merges with the next ones of the same message into one nm.Deliver
+Outbound = nm.NodeMessage | tuple[str, Outgoing]
+
 
 class NodeLink(Protocol):
     """What the stand-ins and outboxes need of their node (:class:`server.cluster.Cluster`)."""
@@ -49,11 +54,11 @@ class NodeLink(Protocol):
     node: str
     presence: Any
 
-    def send(self, node: str, item: Any) -> None: ...
+    def send(self, node: str, item: Outbound) -> None: ...
 
     def call_message(
         self, room_id: str, fn: str, args: list[Any], rid: int | None = None, key: str = ""
-    ) -> dict[str, Any]: ...
+    ) -> nm.Call: ...
 
     async def call_room(
         self, room: RemoteRoom, fn: str, args: list[Any], retry: bool = True, key: str = ""
@@ -118,15 +123,15 @@ class Outbox:
     def __init__(self, cluster: NodeLink, node: str) -> None:
         self.cluster = cluster
         self.node = node
-        self.items: deque[Any] = deque()
+        self.items: deque[Outbound] = deque()
         self.wake = asyncio.Event()
         self.task = asyncio.create_task(self._run(), name=f"outbox-{node}")
 
-    def put(self, item: Any) -> None:
+    def put(self, item: Outbound) -> None:
         if len(self.items) >= OUTBOX_LIMIT:
             log.warning("outbox_overflow", to=self.node, dropped=len(self.items))
             self.items.clear()
-            self.items.append({"k": "resync", "from": self.cluster.node})
+            self.items.append(nm.Resync(self.cluster.node))
         self.items.append(item)
         self.wake.set()
 
@@ -138,8 +143,8 @@ class Outbox:
                 out, sessions = item[1], [item[0]]
                 while self.items and isinstance(self.items[0], tuple) and self.items[0][1] is out:
                     sessions.append(self.items.popleft()[0])
-                item = {"k": "d", "s": sessions, "m": out.wire}
-            texts.append(json.dumps(item, separators=(",", ":")))
+                item = nm.Deliver(sessions, out.wire)
+            texts.append(json.dumps(nm.encode(item), separators=(",", ":")))
         return texts
 
     async def _run(self) -> None:

@@ -14,6 +14,7 @@ import structlog
 from protocol import messages as m
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.session import Phase
+from server import node_messages as nm
 from server.connection import Connection
 from server.host import Host
 from server.names import name_key
@@ -97,7 +98,7 @@ class SessionService:
         asked for in one loop step go to presence in one call (``update_sessions``),
         each session's data as it is then: under load, several per call."""
         if s.node and s.node != self.arena.node:  # another node's, matched from here
-            self.arena.cluster.send(s.node, {"k": "rooms", "s": s.id, "rooms": sorted(s.rooms)})
+            self.arena.cluster.send(s.node, nm.Rooms(s.id, sorted(s.rooms)))
             return None
         self._unsaved[s.id] = s
         saving = self._saving
@@ -250,7 +251,7 @@ class SessionService:
             self.arena.online_names[name_key(s.player["name"])] = sid
         previous = data.get("node")
         if previous and previous != self.arena.node:
-            self.arena.cluster.send(previous, {"k": "drop", "s": sid})
+            self.arena.cluster.send(previous, nm.Drop(sid))
         self.arena.spawn(self.save(s))
         self.arena.metrics.sessions.set(len(self.arena.sessions))
         return s

@@ -1,0 +1,159 @@
+"""The messages one node sends another (:mod:`server.cluster`), typed: one dataclass per
+kind, one :func:`encode` and one :func:`decode` (as lila-ws's ``LilaIn``/``LilaOut``).
+
+On the wire (the receiving node's Redis channel, JSON) each is an object whose ``k``
+names its kind, with short keys: a delivery is sent for every room event to every
+node with members of the room, so the relay is kept small. Nothing here reads or
+writes anything; a message that is not one of these is a ``ValueError``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Deliver:
+    """A room's message (its wire data) for these sessions, connected to the receiver."""
+
+    sessions: list[str]
+    message: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """Run a room method on the room's owner (the receiver) for a session of ``origin``.
+
+    ``id``: the caller waits for a :class:`Reply` (none: fire and forget); ``key``: the
+    request's id across retries (run at most once, :mod:`server.cluster_calls`);
+    ``name``: the session's player name, when the caller knows it.
+    """
+
+    origin: str
+    room: str
+    fn: str
+    args: list[Any]
+    id: int | None = None
+    key: str = ""
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """The answer to the :class:`Call` ``id``: its result, or an error (``code``,
+    ``message``, maybe ``retry_after``; ``moved``: the room is not the receiver's)."""
+
+    id: int
+    ok: Any = None
+    error: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Forget:
+    """The room dropped the session (connected to the receiver): it is no member any more."""
+
+    session: str
+    room: str
+
+
+@dataclass(frozen=True, slots=True)
+class Drop:
+    """The session was taken over elsewhere: the receiver drops its connection."""
+
+    session: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rooms:
+    """Another node's matchmaker seated the receiver's session in these rooms."""
+
+    session: str
+    rooms: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Resync:
+    """``origin`` may have missed messages: the receiver re-attaches its members."""
+
+    origin: str
+
+
+@dataclass(frozen=True, slots=True)
+class Attach:
+    """``origin`` (re)took ``room`` over: the receiver's members of it follow it there."""
+
+    room: str
+    origin: str
+
+
+NodeMessage = Deliver | Call | Reply | Forget | Drop | Rooms | Resync | Attach
+
+
+def encode(msg: NodeMessage) -> dict[str, Any]:
+    """The message as JSON-ready data (see the module docstring)."""
+    if type(msg) is Deliver:
+        return {"k": "d", "s": msg.sessions, "m": msg.message}
+    if type(msg) is Call:
+        data: dict[str, Any] = {
+            "k": "c",
+            "from": msg.origin,
+            "room": msg.room,
+            "fn": msg.fn,
+            "a": msg.args,
+        }
+        if msg.id is not None:
+            data["id"] = msg.id
+        if msg.key:
+            data["q"] = msg.key
+        if msg.name:
+            data["n"] = msg.name
+        return data
+    if type(msg) is Reply:
+        if msg.error is not None:
+            return {"k": "r", "id": msg.id, "e": msg.error}
+        return {"k": "r", "id": msg.id, "ok": msg.ok}
+    if type(msg) is Forget:
+        return {"k": "forget", "s": msg.session, "room": msg.room}
+    if type(msg) is Drop:
+        return {"k": "drop", "s": msg.session}
+    if type(msg) is Rooms:
+        return {"k": "rooms", "s": msg.session, "rooms": msg.rooms}
+    if type(msg) is Resync:
+        return {"k": "resync", "from": msg.origin}
+    if type(msg) is Attach:
+        return {"k": "attach", "room": msg.room, "from": msg.origin}
+    raise ValueError(f"not a node message: {msg!r}")
+
+
+def decode(data: dict[str, Any]) -> NodeMessage:
+    """A received message; ``ValueError`` if it is none of the kinds (or lacks a key)."""
+    try:
+        k = data["k"]
+        if k == "d":
+            return Deliver(data["s"], data["m"])
+        if k == "c":
+            return Call(
+                data["from"],
+                data["room"],
+                data["fn"],
+                data["a"],
+                data.get("id"),
+                data.get("q") or "",
+                data.get("n"),
+            )
+        if k == "r":
+            return Reply(data["id"], data.get("ok"), data.get("e"))
+        if k == "forget":
+            return Forget(data["s"], data["room"])
+        if k == "drop":
+            return Drop(data["s"])
+        if k == "rooms":
+            return Rooms(data["s"], data["rooms"])
+        if k == "resync":
+            return Resync(data["from"])
+        if k == "attach":
+            return Attach(data["room"], data["from"])
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"malformed node message: {exc}") from None
+    raise ValueError(f"unknown node message kind: {data.get('k')!r}")
