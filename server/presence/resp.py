@@ -28,9 +28,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import hiredis
+import structlog
 from hiredis import pack_command
 from redis.connection import parse_url
 from redis.exceptions import RedisError
+
+log = structlog.get_logger("arena.redis")
 
 
 class RespConnectionError(ConnectionError):
@@ -218,6 +221,7 @@ class RespClient:
                 continue
             if type(value) is ReplyError:
                 if str(value).startswith("READONLY"):  # a demoted primary: find the new one
+                    log.warning("redis_primary_demoted", error=str(value))
                     proto.close()
                 raise value
             return value
