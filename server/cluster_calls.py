@@ -102,6 +102,22 @@ class ForwardedCalls:
         finally:
             self._pending.pop(rid, None)
 
+    def undelivered(self, node: str, call: nm.Call) -> None:
+        """A request published to ``node`` reached nobody: its process is gone (or its
+        subscription is being renewed), so the request never ran. Its caller is told at
+        once, ``unavailable`` until the room's lease lapses and another node takes the
+        room over (issue 13: within a second, not after waiting for a dead node)."""
+        fut = self._pending.get(call.id) if call.id is not None else None
+        if fut is not None and not fut.done():
+            log.info("request_undelivered", to=node, room=call.room, fn=call.fn)
+            fut.set_exception(
+                ProtocolError(
+                    ErrorCode.UNAVAILABLE,
+                    f"the node of room {call.room} is not answering: it moves to another node",
+                    retry_after=int(self.ttl * 1000),
+                )
+            )
+
     def _serve_call(self, msg: nm.Call) -> None:
         origin, rid, room_id = msg.origin, msg.id, msg.room
         fn, args = msg.fn, msg.args

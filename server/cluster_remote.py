@@ -56,6 +56,8 @@ class NodeLink(Protocol):
 
     def send(self, node: str, item: Outbound) -> None: ...
 
+    def undelivered(self, node: str, call: nm.Call) -> None: ...
+
     def call_message(
         self, room_id: str, fn: str, args: list[Any], rid: int | None = None, key: str = ""
     ) -> nm.Call: ...
@@ -135,8 +137,9 @@ class Outbox:
         self.items.append(item)
         self.wake.set()
 
-    def _batch(self) -> list[str]:
+    def _batch(self) -> tuple[list[str], list[nm.NodeMessage]]:
         texts: list[str] = []
+        sent: list[nm.NodeMessage] = []
         while self.items and len(texts) < 256:
             item = self.items.popleft()
             if isinstance(item, tuple):  # a delivery: merge the sessions of one message
@@ -145,7 +148,8 @@ class Outbox:
                     sessions.append(self.items.popleft()[0])
                 item = nm.Deliver(sessions, out.wire)
             texts.append(json.dumps(nm.encode(item), separators=(",", ":")))
-        return texts
+            sent.append(item)
+        return texts, sent
 
     async def _run(self) -> None:
         while True:
@@ -153,10 +157,13 @@ class Outbox:
             await self.wake.wait()
             self.wake.clear()
             while self.items:
-                texts = self._batch()
+                texts, sent = self._batch()
                 while True:
                     try:
-                        await self.cluster.presence.publish_node(self.node, texts)
+                        heard = await self.cluster.presence.publish_node(self.node, texts)
                         break
                     except PresenceError:  # Redis is down: keep the order, try again
                         await asyncio.sleep(0.25)
+                for item, receivers in zip(sent, heard or (), strict=False):
+                    if not receivers and isinstance(item, nm.Call):  # (lost: nobody listens)
+                        self.cluster.undelivered(self.node, item)

@@ -311,13 +311,14 @@ class RedisPresence(RedisRooms, Presence):
 
     # -- node-to-node messages (server.cluster) ------------------------------------------
     @guard
-    async def publish_node(self, node_id: str, messages: list[str]) -> None:
-        """Publish JSON texts to a node's channel, in order, in one round trip."""
+    async def publish_node(self, node_id: str, messages: list[str]) -> list[int]:
+        """Publish JSON texts to a node's channel, in order, in one round trip; how many
+        subscribers got each (0: the node is not listening, the message is lost)."""
         channel = self.k("ch", "node", node_id)
         async with self.redis.pipeline(transaction=False) as p:
             for text in messages:
                 p.publish(channel, text)
-            await p.execute()
+            return [int(n) for n in await p.execute()]
 
     async def subscribe_node(self, node_id: str) -> Subscription:
         return await self._subscribe(self.k("ch", "node", node_id))

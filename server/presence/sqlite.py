@@ -315,10 +315,12 @@ class SqlitePresence(MemoryPresence):
         return self._on_disk.get(room_id, 0)
 
     # -- node bus (server.cluster; one node, in process) ---------------------------------------
-    async def publish_node(self, node_id: str, messages: list[str]) -> None:
-        for sub in list(self._node_subs.get(node_id, ())):
+    async def publish_node(self, node_id: str, messages: list[str]) -> list[int]:
+        subs = list(self._node_subs.get(node_id, ()))
+        for sub in subs:
             for text in messages:
                 sub.publish(json.loads(text))
+        return [len(subs)] * len(messages)
 
     async def subscribe_node(self, node_id: str) -> Subscription:
         return MemorySubscription(self._node_subs.setdefault(node_id, set()))
