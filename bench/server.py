@@ -481,13 +481,22 @@ async def login(ws: ClientConnection, name: str) -> None:
 
 
 async def play_pair(
-    a: Player, b: Player, window: Window, game: str, rules: str, gone_ok: bool = False
+    a: Player,
+    b: Player,
+    window: Window,
+    game: str,
+    rules: str,
+    gone_ok: bool = False,
+    rematch: bool = False,
 ) -> None:
-    """Games back to back in fresh rooms until the window closes. ``gone_ok``: a leave
-    that finds the room gone already counts as left (bench/scaling.py: seen with the
-    second player on another node)."""
+    """Games back to back until the window closes: each in a fresh room (both leave, the
+    pair opens the next), or with ``rematch`` all in one room (``offer_rematch`` and
+    ``accept_rematch`` deal the next game). ``gone_ok``: a leave that finds the room gone
+    already counts as left (bench/scaling.py: seen with the second player on another node)."""
+    room = None
     while not window.stop.is_set():
-        room = await open_game(a, b, game, rules)
+        if room is None:
+            room = await open_game(a, b, game, rules)
         stop = asyncio.ensure_future(window.stop.wait())
         over = asyncio.ensure_future(a.over.wait())
         await asyncio.wait({stop, over}, return_when=asyncio.FIRST_COMPLETED)
@@ -498,6 +507,12 @@ async def play_pair(
         await b.over.wait()
         if window.inside(time.monotonic()):
             a.stats.games += 1
+        if rematch:  # the players swap seats in a rematch (PROTOCOL.md, Rematch)
+            a.over, b.over = asyncio.Event(), asyncio.Event()
+            a.seat, b.seat = b.seat, a.seat
+            await a.request({"type": "offer_rematch", "room": room})
+            await b.request({"type": "accept_rematch", "room": room})
+            continue
         for p in (a, b):
             try:
                 await p.request({"type": "leave_room", "room": room})
@@ -505,6 +520,7 @@ async def play_pair(
                 if not (gone_ok and "unknown_room" in str(exc)):
                     raise
                 p.stats.errors["leave_room: unknown_room (the room was gone)"] += 1
+        room = None
 
 
 async def echo_pair(
@@ -580,7 +596,14 @@ def load_worker(
             for p in players:
                 p.window = window
             tasks = [
-                play_pair(players[i], players[i + 1], window, opts["game"], opts["rules"])
+                play_pair(
+                    players[i],
+                    players[i + 1],
+                    window,
+                    opts["game"],
+                    opts["rules"],
+                    rematch=opts.get("rematch", False),
+                )
                 for i in range(0, len(players), 2)
             ]
         else:
@@ -772,9 +795,11 @@ def arena_phase(
     profile: str | None,
     think: float = 0.0,
     store: str = "memory",
+    rematch: bool = False,
 ) -> dict[str, Any]:
     """The game load on one server: the memory store, Redis (``presence_url``) or, with
-    ``store="sqlite"``, the durable default in a fresh temporary data dir."""
+    ``store="sqlite"``, the durable default in a fresh temporary data dir. ``rematch``:
+    every pair plays all its games in one room (the in-room path)."""
     serve_args = [] if args.keep_rate_limit else ["--rate", "1000000/1000000"]
     data_dir = None
     if presence_url:  # a fresh key prefix per run: nothing left over from the last one
@@ -792,6 +817,7 @@ def arena_phase(
             "rules": args.rules,
             "think": think,
             "reply": args.move_reply,
+            "rematch": rematch,
         }
         opts["profile"] = profile
         if profile is not None and args.py_spy:
@@ -984,7 +1010,9 @@ def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
             f"{r['client_cpu']:>12.0%} {mib(r['server_rss']):>11}"
         )
 
-    lines.append(row("arena moves", arena))
+    inroom = res["inroom"]
+    lines.append(row("arena moves, new rooms", arena))
+    lines.append(row("arena moves, in room", inroom))
     lines.append(row("echo messages", echo))
     relay = res["relay"]
     lines.append(row("relay messages", relay))
@@ -1022,7 +1050,14 @@ def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
             f"(target < 20 ms with 500 games: {p99_verdict(paced['p99_ms'])})"
         )
     lines += [
-        f"games finished in the window: {arena['games']}",
+        "server CPU per move in echoes / relayed messages of the same run: "
+        f"in room {inroom['server_cpu_us'] / echo['server_cpu_us']:.1f} / "
+        f"{inroom['server_cpu_us'] / relay['server_cpu_us']:.1f} (target <= 3 relay messages: "
+        f"{'met' if inroom['server_cpu_us'] <= 3 * relay['server_cpu_us'] else 'NOT met'}); "
+        f"whole game (a new room each game) {arena['server_cpu_us'] / echo['server_cpu_us']:.1f}"
+        f" / {arena['server_cpu_us'] / relay['server_cpu_us']:.1f}",
+        f"games finished in the window: {arena['games']} in new rooms, "
+        f"{inroom['games']} in rooms (rematches)",
         f"machine load average (1 min) before and after: {res['load'][0]} -> {res['load'][1]} "
         f"on {os.cpu_count()} CPUs",
     ]
@@ -1052,7 +1087,9 @@ def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
     elif "redis_skipped" in res:
         lines.append(f"redis: skipped, {res['redis_skipped']}")
     runs = [
-        (name, res[name]) for name in ("arena", "echo", "relay", "redis", "sqlite") if name in res
+        (name, res[name])
+        for name in ("arena", "inroom", "echo", "relay", "redis", "sqlite")
+        if name in res
     ]
     runs += [(f"think {p['think']:g} s", p) for p in res.get("paced", [])]
     for name, run in runs:
@@ -1156,6 +1193,7 @@ def main(argv: list[str] | None = None) -> int:
     res["load"] = [Path("/proc/loadavg").read_text().split()[0]]
     runs: dict[str, list[dict[str, Any]]] = {
         "arena": [],
+        "inroom": [],
         "echo": [],
         "relay": [],
         **{f"paced {think}": [] for think in args.think},
@@ -1174,6 +1212,7 @@ def main(argv: list[str] | None = None) -> int:
                 payload = samples[len(samples) // 2]
                 res["made_bytes"] = len(payload)
                 res["move_bytes"] = int(statistics.median(runs["arena"][0]["move_bytes"] or [0]))
+            runs["inroom"].append(arena_phase(args, None, None, rematch=True))
             runs["echo"].append(baseline_phase("echo", args, payload))
             runs["relay"].append(baseline_phase("relay", args, payload))
             for think in args.think:

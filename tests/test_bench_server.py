@@ -31,7 +31,9 @@ def test_bench_server_tiny_run(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-3000:]
     text = proc.stdout
     for line in (
-        "arena moves",
+        "arena moves, new rooms",
+        "arena moves, in room",
+        "server CPU per move in echoes / relayed messages of the same run: in room ",
         "echo messages",
         "relay messages",
         "arena, think 0.1 s",
@@ -51,6 +53,9 @@ def test_bench_server_tiny_run(tmp_path: Path) -> None:
     assert arena["count"] > 0 and arena["games"] > 0, res
     assert arena["count"] >= 5 * arena["games"], res  # a Collapsi game has several plies
     assert arena["errors"] == {} and echo["errors"] == {} and paced["errors"] == {}, res
+    inroom = res["inroom"]  # rematches in one room: whole games too, none refused
+    assert inroom["games"] > 0 and inroom["count"] >= 5 * inroom["games"], res
+    assert inroom["errors"] == {}, res
     assert paced["count"] > 0 and paced["rate"] < arena["rate"], res  # thinking is slower
     assert echo["count"] > 0 and relay["count"] > 0 and relay["errors"] == {}
     assert all(p["count"] > 0 and p["errors"] == {} for p in res["paced"]), res
