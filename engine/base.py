@@ -384,10 +384,19 @@ def register(cls: type[Game]) -> type[Game]:
     return cls
 
 
+_builtins_loaded = False
+
+
 def _load_builtin_games() -> None:
-    # Imported lazily so ``engine.base`` has no import cycle with the games.
+    # Imported lazily so ``engine.base`` has no import cycle with the games; once, so that
+    # game_class() on every request runs no import statement.
+    global _builtins_loaded
+    if _builtins_loaded:
+        return
     import engine.collapsi
     import engine.collecto  # noqa: F401
+
+    _builtins_loaded = True
 
 
 def game_names() -> list[str]:

@@ -90,6 +90,20 @@ class Board:
         The cell lists are shared: copy one before changing it."""
         return _walk_list(self.width, self.height, start, steps)
 
+    def walks_by_dest(self, start: int, steps: int) -> dict[int, tuple[tuple[int, list[int]], ...]]:
+        """:meth:`walk_list` grouped by destination: ``dest -> ((entered mask, cells), ...)``
+        in the same order; cached. A legal destination's witness is its first walk whose
+        mask misses the collapsed cards: a lookup, not a search over every walk."""
+        return _walks_by_dest(self.width, self.height, start, steps)
+
+
+@cache
+def _walks_by_dest(width: int, height: int, start: int, steps: int) -> dict:
+    out: dict[int, list[tuple[int, list[int]]]] = {}
+    for dest, entered, walk in _walk_list(width, height, start, steps):
+        out.setdefault(dest, []).append((entered, walk))
+    return {d: tuple(ws) for d, ws in out.items()}
+
 
 @cache
 def _walk_list(width: int, height: int, start: int, steps: int) -> tuple:

@@ -52,6 +52,8 @@ UNPLACED = -2
 
 _COLLAPSED_CHARS = "jabcd"  # collapsed J, 1, 2, 3, 4 in the position notation
 _MOVE_RE = re.compile(r"^\s*(\d+)\s*([<>^v]?)\s*$")
+#: cell numbers as text, made once (views and histories name cells on every move)
+_CELL_TEXT = tuple(str(c) for c in range(12 * 12))
 
 
 # --------------------------------------------------------------------------- setup
@@ -498,6 +500,27 @@ class CollapsiGame(Game):
         start = self._pawns[self._turn]
         if start == UNPLACED or not legal:
             return {d: self.path_to(d) for d in legal}
+        if not self._spec.solo:  # the common case: each destination's first free walk
+            collapsed = self._collapsed
+            out: dict[int, list[int]] = {}
+            lengths = self._lengths(start)
+            if len(lengths) == 1:
+                walks = self._board.walks_by_dest(start, lengths[0])
+                for d in legal:
+                    for entered, walk in walks[d]:
+                        if not entered & collapsed:
+                            out[d] = list(walk)
+                            break
+                return out
+            by_length = [self._board.walks_by_dest(start, k) for k in lengths]
+            for d in legal:
+                out[d] = next(
+                    list(walk)
+                    for walks in by_length
+                    for entered, walk in walks.get(d, ())
+                    if not entered & collapsed
+                )
+            return out
         found: dict[int, list[int]] = {}
         blocked = self._collapsed
         door = self._spec.solo and self._exit in legal
@@ -801,10 +824,13 @@ class CollapsiGame(Game):
             return []
         if self._spec.shifting and self._pawns[self._turn] != UNPLACED:
             return [f"{d}{s}" for d in self._legal for s in SHIFTS]
-        return [str(d) for d in self._legal]
+        text = _CELL_TEXT
+        return [text[d] for d in self._legal]
 
     def parse_move(self, move: str) -> tuple[int, int]:
         """``"5"`` -> (5, -1); ``"5>"`` -> (5, 1). Raises :class:`NotationError`."""
+        if isinstance(move, str) and move.isascii() and move.isdigit():  # the common case
+            return int(move), -1
         m = _MOVE_RE.match(str(move))
         if not m:
             raise NotationError(
@@ -859,7 +885,8 @@ class CollapsiGame(Game):
 
     @property
     def history(self) -> list[str]:
-        return [str(m) for m in self._history]  # plain moves are kept as ints
+        text = _CELL_TEXT  # plain moves are kept as ints
+        return [text[m] if type(m) is int else m for m in self._history]
 
     def setup(self) -> str:
         return self._setup
@@ -1106,7 +1133,7 @@ class CollapsiGame(Game):
             "steps": self.steps(),
             "legal_moves": self.legal_moves(),
             "legal_cells": list(self._legal) if not over else [],
-            "paths": {str(d): p for d, p in self.paths().items()} if not over else {},
+            "paths": {_CELL_TEXT[d]: p for d, p in self.paths().items()} if not over else {},
             "position": self.position(),
             "history": self.history,
             "result": None if self._result is None else self._result.to_dict(),
