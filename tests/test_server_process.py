@@ -122,5 +122,20 @@ async def test_healthz_and_metrics_on_the_game_port(arena: Any) -> None:
     assert metrics['arena_games_started_total{game="collapsi"}'] == 1
     assert metrics['arena_errors_total{code="not_your_turn"}'] == 1
     assert "arena_event_loop_lag_seconds" in metrics
+    # moves and messages are counted in batches, added up when scraped: a second
+    # scrape after one more move counts it once, and the first move is not counted again
+    messages_in = metrics["arena_messages_in_total"]
+    assert messages_in >= 8 and metrics["arena_messages_out_total"] > messages_in
+    started_to = 1 - started.to_move
+    made = await [ann, bob][started_to].next(type="move_made")
+    await [ann, bob][started_to].move(state.room, made.legal_moves[0])
+    _, _, body = await _http_get(a.config.port, "/metrics")
+    again = {
+        line.split(" ")[0]: float(line.split(" ")[1])
+        for line in body.splitlines()
+        if line and not line.startswith("#")
+    }
+    assert again['arena_moves_total{game="collapsi"}'] == 2
+    assert again["arena_messages_in_total"] == messages_in + 1
     status, _, _ = await _http_get(a.config.port, "/nope")
     assert status == 404
