@@ -14,6 +14,7 @@ import structlog
 
 from clients.cli import CliError
 from clients.web import STATIC as WEB_STATIC
+from server import eventloop
 from server.app import Config, running
 from server.logs import configure
 from server.origin import parse_allow_list
@@ -132,6 +133,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "same host, every client has its address)",
     )
     parser.add_argument(
+        "--event-loop",
+        default="auto",
+        choices=list(eventloop.CHOICES),
+        help="the event loop: uvloop (faster), asyncio (the standard one), or auto: uvloop "
+        "where it is installed (auto)",
+    )
+    parser.add_argument(
         "--log-format",
         default="auto",
         choices=["auto", "json", "console"],
@@ -193,7 +201,9 @@ def run(args: argparse.Namespace) -> int:
     log.info("settings", **effective(args, options(described)))
     deadline = ShutdownDeadline(args.shutdown_timeout, log)
     try:
-        asyncio.run(_serve(config, deadline, banner=not json_logs))
+        eventloop.run(_serve(config, deadline, banner=not json_logs), args.event_loop)
+    except eventloop.EventLoopError as exc:
+        raise CliError(str(exc)) from None
     except DataDirError as exc:  # locked, unwritable, corrupt, newer: said in one line
         raise CliError(str(exc)) from None
     except PresenceError as exc:
@@ -252,6 +262,7 @@ async def _serve(config: Config, deadline: ShutdownDeadline, banner: bool) -> No
             node=arena.node,
             store=type(arena.presence).__name__,
             data_dir=config.data_dir,
+            event_loop=eventloop.loop_name(),
         )
         if banner:
             print(welcome(config.host, config.port), file=sys.stderr, flush=True)
