@@ -12,7 +12,8 @@ several rounds; the minimum is the steadiest figure. The clients' own work is
 in the figure too, identical in both versions, so compare differences in us, not
 ratios. Syscalls are not in it: ``bench/server.py`` measures those.
 
-    .venv/bin/python bench/server_cpu.py [--pairs 50] [--games 5] [--rounds 8]
+    .venv/bin/python bench/server_cpu.py [--pairs 50] [--games 5] [--rounds 8] [--rematch]
+        [--profile PATH]
 
 Run it from each version's checkout (it imports ``server`` from the working directory),
 alternating.
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import gc
 import os
 import statistics
@@ -158,17 +160,28 @@ class Client:
                 self.over.set()
 
 
-async def play(a: Client, b: Client, games: int) -> None:
-    for _ in range(games):
-        room = await open_game(a, b)
+async def play(a: Client, b: Client, games: int, rematch: bool = False) -> None:
+    """``games`` games, each in a new room, or with ``rematch`` all in one room."""
+    room = await open_game(a, b)
+    for i in range(games):
         await a.over.wait()
         await b.over.wait()
+        a.counts[1] += 1
+        if rematch and i < games - 1:  # the players swap seats in a rematch
+            a.over, b.over = asyncio.Event(), asyncio.Event()
+            a.seat, b.seat = b.seat, a.seat
+            await a.request({"type": "offer_rematch", "room": room})
+            await b.request({"type": "accept_rematch", "room": room})
+            continue
         await a.request({"type": "leave_room", "room": room})
         await b.request({"type": "leave_room", "room": room})
-        a.counts[1] += 1
+        if i < games - 1:
+            room = await open_game(a, b)
 
 
-async def run(pairs: int, games: int, rounds: int) -> dict[str, Any]:
+async def run(
+    pairs: int, games: int, rounds: int, rematch: bool = False, profile: str | None = None
+) -> dict[str, Any]:
     arena = Arena(Config(port=0, rate_burst=10**6, rate_per_second=10**6, ping_interval=None))
     await arena.start()
     gc.collect()
@@ -182,12 +195,19 @@ async def run(pairs: int, games: int, rounds: int) -> dict[str, Any]:
     duos = [(clients[2 * i], clients[2 * i + 1]) for i in range(pairs)]
     await asyncio.gather(*(play(a, b, 2) for a, b in duos))  # warm-up
     per_move, moves, played = [], 0, 0
+    profiler = cProfile.Profile() if profile else None
     for _ in range(rounds):
         counts[0] = counts[1] = 0
+        if profiler is not None:
+            profiler.enable()
         start = time.process_time()
-        await asyncio.gather(*(play(a, b, games) for a, b in duos))
+        await asyncio.gather(*(play(a, b, games, rematch) for a, b in duos))
         per_move.append((time.process_time() - start) / counts[0] * 1e6)
+        if profiler is not None:
+            profiler.disable()
         moves, played = moves + counts[0], played + counts[1]
+    if profiler is not None and profile:
+        profiler.dump_stats(profile)
     return {"us_per_move": per_move, "moves_per_game": moves / played}
 
 
@@ -196,10 +216,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", type=int, default=50, help="concurrent games (50)")
     parser.add_argument("--games", type=int, default=5, help="games per pair per round (5)")
     parser.add_argument("--rounds", type=int, default=8, help="measured rounds (8)")
+    parser.add_argument(
+        "--rematch", action="store_true", help="a pair's games all in one room (rematches)"
+    )
+    parser.add_argument("--profile", metavar="PATH", help="cProfile the measured rounds to PATH")
     args = parser.parse_args(argv)
     os.dup2(os.open(os.devnull, os.O_WRONLY), 2)  # the server's logs, as in bench/server.py
     configure("info", json=True)
-    res = asyncio.run(run(args.pairs, args.games, args.rounds))
+    res = asyncio.run(run(args.pairs, args.games, args.rounds, args.rematch, args.profile))
     cpu = res["us_per_move"]
     print(
         f"CPU per move (server and clients, no syscalls): min {min(cpu):.1f} us, "
