@@ -71,6 +71,8 @@ class _Policy(asyncio.DefaultEventLoopPolicy):
 
 
 asyncio.set_event_loop_policy(_Policy())
+# the task factory comes with asyncio's loop policy, which a uvloop runner does not ask
+os.environ["ARENA_EVENT_LOOP"] = "asyncio"
 
 from clients.cli import main  # noqa: E402
 
