@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+import types
+from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import Any
 
 import structlog
@@ -80,6 +81,10 @@ class Room(RoomViews, RoomLog, RoomMembership, RoomGame):
             asyncio.Queue()
         )
         self._task: asyncio.Task[None] | None = None
+        #: held by whoever runs the room's command: the actor, or an ``ask`` run at once
+        #: in the caller's task when the room is idle (:meth:`ask`)
+        self._turn = asyncio.Lock()
+        self._resumed: asyncio.Task[None] | None = None
         self._deadline: asyncio.TimerHandle | None = None
         self._loop = asyncio.get_running_loop()
         self._moves_metric = arena.metrics.moves.labels(settings.game)
@@ -168,32 +173,39 @@ class Room(RoomViews, RoomLog, RoomMembership, RoomGame):
         while True:
             checkpoint()  # cancelled (only at exit) but went on: server.tasks
             fn, args, fut = await self._inbox.get()
-            if fn is None:
-                return
-            if self.closed:  # asked before an earlier message closed the room
-                if fut is not None and not fut.done():
-                    fut.set_exception(ProtocolError(ErrorCode.UNKNOWN_ROOM, "the room closed"))
-                continue
+            async with self._turn:  # after a command run at once (ask) has finished
+                if fn is None:
+                    return
+                if self.closed:  # asked before an earlier message closed the room
+                    if fut is not None and not fut.done():
+                        fut.set_exception(ProtocolError(ErrorCode.UNKNOWN_ROOM, "the room closed"))
+                    continue
+                await self._command(fn, args, fut)
+
+    async def _command(
+        self, fn: Callable[..., Awaitable[Any]], args: tuple, fut: asyncio.Future[Any] | None
+    ) -> None:
+        """Run one command in the room's turn; its result or error goes to ``fut``."""
+        try:
             try:
-                try:
-                    result = await fn(*args)
-                finally:
-                    if self._held:  # (an error after a held event): the turn logs it
-                        await self._log_held()
-            except Exception as exc:
-                if not isinstance(exc, PresenceError):
-                    exc = await self.arena.cluster.check_refusal(self, exc)
-                if isinstance(exc, PresenceError):
-                    self.arena.cluster.retire(self)  # restored from the log when asked again
-                if fut is not None and not fut.done():
-                    fut.set_exception(exc)
-                elif isinstance(exc, PresenceError):  # lease lost, store out: expected
-                    self.log.warning("room_task_refused", handler=fn.__name__, error=str(exc))
-                elif not isinstance(exc, ProtocolError):
-                    self.log.exception("room_task_failed", handler=fn.__name__)
-            else:
-                if fut is not None and not fut.done():
-                    fut.set_result(result)
+                result = await fn(*args)
+            finally:
+                if self._held:  # (an error after a held event): the turn logs it
+                    await self._log_held()
+        except Exception as exc:
+            if not isinstance(exc, PresenceError):
+                exc = await self.arena.cluster.check_refusal(self, exc)
+            if isinstance(exc, PresenceError):
+                self.arena.cluster.retire(self)  # restored from the log when asked again
+            if fut is not None and not fut.done():
+                fut.set_exception(exc)
+            elif isinstance(exc, PresenceError):  # lease lost, store out: expected
+                self.log.warning("room_task_refused", handler=fn.__name__, error=str(exc))
+            elif not isinstance(exc, ProtocolError):
+                self.log.exception("room_task_failed", handler=fn.__name__)
+        else:
+            if fut is not None and not fut.done():
+                fut.set_result(result)
 
     def post(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> None:
         """Queue ``fn(*args)`` for the actor; nobody waits for it."""
@@ -201,10 +213,34 @@ class Room(RoomViews, RoomLog, RoomMembership, RoomGame):
             self._inbox.put_nowait((fn, args, None))
 
     async def ask(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
-        """Run ``fn(*args)`` in the actor and return its result (or raise its error)."""
+        """Run ``fn(*args)`` in the room's turn and return its result (or raise its error).
+
+        An idle room (nothing queued, no command running) runs it at once in the
+        caller's task, without the queue and the actor's wake-up (issue 18): commands
+        still run one at a time and in order (the turn's lock, and a queued command is
+        never overtaken). A command that waits for I/O on the way (a store write) goes
+        on in a task of its own, so the caller's cancellation cannot cut it short.
+        """
         if self.state.closed:
             raise ProtocolError(ErrorCode.UNKNOWN_ROOM, "the room has closed")
         fut = self._loop.create_future()
+        if self._inbox.empty() and not self._turn.locked():
+            await self._turn.acquire()  # free: taken without a suspension (as a rule)
+            if self.state.closed:
+                self._turn.release()
+                raise ProtocolError(ErrorCode.UNKNOWN_ROOM, "the room closed")
+            command = self._command(fn, args, fut)
+            try:
+                waiting_on = command.send(None)
+            except StopIteration:  # done without waiting: the common case
+                self._turn.release()
+                return fut.result()
+            except BaseException:
+                self._turn.release()
+                raise
+            task = self._loop.create_task(_resume(command, waiting_on, self._turn))
+            self._resumed = task  # (a reference: the loop keeps only weak ones)
+            return await asyncio.shield(fut)
         self._inbox.put_nowait((fn, args, fut))
         return await fut
 
@@ -254,3 +290,29 @@ class Room(RoomViews, RoomLog, RoomMembership, RoomGame):
 
     def _now(self) -> int:
         return int(self._loop.time() * 1000)
+
+
+@types.coroutine
+def _drive(command: Coroutine[Any, Any, None], waiting_on: Any) -> Generator[Any, Any, None]:
+    """Go on running ``command``, which yielded ``waiting_on`` to the loop, as the body of a
+    task (what ``await`` would do had the task started it)."""
+    while True:
+        try:
+            sent = yield waiting_on
+        except BaseException as exc:
+            try:
+                waiting_on = command.throw(exc)
+            except StopIteration:
+                return
+        else:
+            try:
+                waiting_on = command.send(sent)
+            except StopIteration:
+                return
+
+
+async def _resume(command: Coroutine[Any, Any, None], waiting_on: Any, turn: asyncio.Lock) -> None:
+    try:
+        await _drive(command, waiting_on)
+    finally:
+        turn.release()
