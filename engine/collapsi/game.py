@@ -52,6 +52,18 @@ UNPLACED = -2
 
 _COLLAPSED_CHARS = "jabcd"  # collapsed J, 1, 2, 3, 4 in the position notation
 _MOVE_RE = re.compile(r"^\s*(\d+)\s*([<>^v]?)\s*$")
+
+
+def _set_bits(mask: int) -> list[int]:
+    """The cells of a cell mask, ascending."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
 #: cell numbers as text, made once (views and histories name cells on every move)
 _CELL_TEXT = tuple(str(c) for c in range(12 * 12))
 
@@ -386,6 +398,7 @@ class CollapsiGame(Game):
         self._board = board(spec.deck.width, spec.deck.height)
         self._tables = _tables_for(self._board, spec.rules)
         self._cards = list(cards)
+        self._face: list[str] | None = None  # the cards face up as text (_face_up)
         self._seed = seed
         self._history = []
         self._undo = []
@@ -906,6 +919,15 @@ class CollapsiGame(Game):
         return other
 
     # -- positions ----------------------------------------------------------------
+    def _face_up(self) -> list[str]:
+        """Every card as text, face up (not to be changed): made once per game, as the
+        cards never move but in Shifting Board."""
+        if self._shifting:
+            return [CARD_CHARS[v] for v in self._cards]
+        if self._face is None:
+            self._face = [CARD_CHARS[v] for v in self._cards]
+        return self._face
+
     def to_position(self) -> Position:
         """The primitive :class:`Position` (unplaced or eliminated seats are -1)."""
         return Position(
@@ -926,10 +948,10 @@ class CollapsiGame(Game):
         3, 4); the pawns' cells in seat order (``?`` not yet placed in Player's
         Choice, ``xN`` eliminated as the N-th player out); the seat to move.
         """
-        chars = [
-            (_COLLAPSED_CHARS if self._collapsed >> i & 1 else CARD_CHARS)[v]
-            for i, v in enumerate(self._cards)
-        ]
+        chars = list(self._face_up())
+        cards = self._cards
+        for i in _set_bits(self._collapsed):
+            chars[i] = _COLLAPSED_CHARS[cards[i]]
         w = self._board.width
         rows = ["".join(chars[r * w : (r + 1) * w]) for r in range(self._board.height)]
         marks = []
@@ -1122,8 +1144,8 @@ class CollapsiGame(Game):
             "variant": self.variant,
             "width": self._board.width,
             "height": self._board.height,
-            "cards": [CARD_CHARS[v] for v in self._cards],
-            "collapsed": [i for i in range(self._board.cells) if self._collapsed >> i & 1],
+            "cards": list(self._face_up()),
+            "collapsed": _set_bits(self._collapsed),
             "pawns": [p if p >= 0 else None for p in self._pawns],
             "seats": names,
             "eliminated": list(self._eliminated),
