@@ -204,7 +204,10 @@ def arena_args(args: argparse.Namespace) -> argparse.Namespace:
 
 
 def arena_idle_worker(pipe: Any, url: str, pairs: int, index: int) -> None:
-    """``pairs`` pairs logged in and seated in a started game nobody plays, held until told."""
+    """``pairs`` pairs logged in and seated in a started game nobody plays, held until told.
+
+    The clients send no pings of their own (as the peers' clients, and browsers, do not):
+    the server's keepalive is what an idle connection costs."""
     bs.raise_nofile()
 
     async def main() -> None:
@@ -215,7 +218,10 @@ def arena_idle_worker(pipe: Any, url: str, pairs: int, index: int) -> None:
         async def pair(i: int) -> list[Any]:
             conns = []
             for side in "ab":
-                ws = await bs.open_ws(url, gate)
+                async with gate:  # no client pings: the server's own keepalive is measured
+                    ws = await bs.connect(
+                        url, open_timeout=60, compression=None, ping_interval=None
+                    )
                 async with gate:
                     await bs.login(ws, f"idle{index}-{i}{side}")
                 conns.append(bs.Player(ws, stats))
