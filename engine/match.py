@@ -267,12 +267,13 @@ class Match:
             else:  # fixed: a fresh allowance every move
                 self._clocks[seat] = tc.per_move_ms
         self._turn_started_ms = now_ms
+        history = self.game.history  # (a list made on each call: once per move)
         events: list[dict[str, Any]] = [
             {
                 "type": "move",
                 "seat": seat,
-                "move": self.game.history[-1],
-                "ply": len(self.game.history),
+                "move": history[-1],
+                "ply": len(history),
                 "clocks": self.clocks(),
                 "to_move": self.game.to_move(),
             }
