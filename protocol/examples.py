@@ -281,6 +281,7 @@ def server_examples() -> list[s.ServerBase]:
             ],
             more=False,
         ),
+        s.Spectators(room=room, count=2),
         s.PlayerJoined(room=room, seq=1, player=BOT),
         s.PlayerLeft(room=room, seq=30, name="kestrel-bot"),
         s.PlayerDisconnected(room=room, seq=15, name="ann", seat=0, grace_ms=60_000),

@@ -10,7 +10,8 @@ concern per module it is made of:
 - :mod:`server.room_log`: every event logged in presence (which gives it its
   ``seq``) *before* it is sent to anyone, and catch-ups from the log;
 - :mod:`server.room_membership`: joins, seats, leaves, disconnects, the close;
-- :mod:`server.room_game`: the game, its clock's deadline, ratings, records.
+- :mod:`server.room_game`: the game, its clock's deadline, ratings, records;
+- :mod:`server.room_spectators`: the live spectator count told to the members.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from server.presence import PresenceError
 from server.room_game import RoomGame, now_ms
 from server.room_log import RoomLog
 from server.room_membership import RoomMembership
+from server.room_spectators import RoomSpectators
 from server.room_state import RoomSettings, RoomState, SeatState
 from server.room_views import RoomViews
 from server.tasks import checkpoint
@@ -59,7 +61,7 @@ def room_meta(room: Room, node: str) -> dict[str, Any]:
     return {**room.settings_dict, "node": node, "members": members}
 
 
-class Room(RoomViews, RoomLog, RoomMembership, RoomGame):
+class Room(RoomViews, RoomLog, RoomMembership, RoomGame, RoomSpectators):
     def __init__(
         self,
         arena: Host,

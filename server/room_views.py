@@ -85,6 +85,7 @@ class RoomViews:
         )
 
     async def update_lobby(self) -> None:
+        self.announce_spectators()  # (server.room_spectators: members see the count live)
         summary = self._lobby_summary()
         if summary is not None:
             await self.arena.presence.lobby_upsert(self.id, summary)

@@ -127,6 +127,8 @@ class RoomModel:
             self.seats[ev.seat].connected, self.seats[ev.seat].grace_until = True, None
         elif kind == "rematch_offered":
             self.rematch.append(ev.seat)
+        elif kind == "spectators":  # (no seq: a notice, not a logged event)
+            self.spectators = ev.count
         elif kind == "room_closed":
             self.banner = f"room closed ({ev.reason})"
 
