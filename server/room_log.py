@@ -148,11 +148,12 @@ class RoomLog:
     async def send_state(self, session: str, re: Any) -> None:
         self.arena.deliver(session, Outgoing.of(self.state_for(session, re)))
 
-    async def catch_up(self, session: str, since_seq: int | None, re: Any) -> None:
-        """Send the events after ``since_seq`` (or a snapshot when that is not possible)."""
+    async def catch_up(self, session: str, since_seq: int | None, re: Any) -> bool:
+        """Send the events after ``since_seq`` (or a snapshot when that is not possible);
+        whether they were events (False: a snapshot)."""
         if since_seq is None or since_seq > self.state.seq:
             await self.send_state(session, re)
-            return
+            return False
         # The log holds each event's wire data as it was sent: it goes out as it is, a
         # chunk per turn of the event loop, so a long catch-up never holds up other rooms.
         # This room's own events wait in its inbox meanwhile, so the order is kept.
@@ -163,7 +164,7 @@ class RoomLog:
             )
             if after == since_seq and chunk and chunk[0]["seq"] != since_seq + 1:
                 await self.send_state(session, re)  # the log no longer reaches back that far
-                return
+                return False
             if chunk:
                 after = chunk[-1]["seq"]
             more = bool(chunk) and after < last
@@ -175,5 +176,5 @@ class RoomLog:
             wire.update(room=self.id, events=chunk, more=more)
             self.arena.deliver(session, Outgoing(wire))
             if not more or not self.arena.reading(session):  # (cut off: no more pages)
-                return
+                return True
             await asyncio.sleep(0)

@@ -66,14 +66,13 @@ class RoomMembership:
             self._apply(rs.SpectatorJoined(session))
             await self._save_members()
             await self.update_lobby()
-        await self.catch_up(session, since_seq, re)
-        if since_seq is not None:
+        if await self.catch_up(session, since_seq, re):
             self.tell_spectators(session)  # (not in the log: told after the catch-up)
 
     async def resume_member(self, session: str, since_seq: int | None) -> None:
         """A member's session resumed: first what it missed, then the news that it is back."""
-        await self.catch_up(session, since_seq, None)
-        self.tell_spectators(session)  # (not in the log: told after the catch-up)
+        if await self.catch_up(session, since_seq, None):
+            self.tell_spectators(session)  # (not in the log: told after the catch-up)
         await self.reconnected(session)
 
     async def take_seat(self, session: str, player: dict[str, Any], seat: int | None) -> int:

@@ -90,11 +90,7 @@ def assert_no_repeats(c: Client, room: str) -> None:
     msgs = [msg for msg in c.received if getattr(msg, "room", None) == room]
     replayed = {id(e) for msg in msgs if msg.type == "catch_up" for e in msg.events}
     seqs = [e.seq for msg in msgs if msg.type == "catch_up" for e in msg.events]
-    seqs += [
-        msg.seq
-        for msg in msgs
-        if msg.type not in ("catch_up", "room_state") and id(msg) not in replayed
-    ]
+    seqs += [msg.seq for msg in msgs if msg.type in m.ROOM_EVENT_TYPES and id(msg) not in replayed]
     repeated = sorted({s for s in seqs if seqs.count(s) > 1})
     assert not repeated, f"{c.player.name if c.player else c} heard {repeated} twice"
 
