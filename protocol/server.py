@@ -427,8 +427,8 @@ class CatchUp(ServerBase):
 class Spectators(ServerBase):
     """How many spectators watch ``room`` now (added within v1). Every member of the room
     gets it when the count changes, and a member whose session resumed (or a spectator
-    that watched with ``since_seq``) gets it after its catch-up: it is not a room event
-    (no ``seq``, not in the room's log), so a catch-up does not carry it."""
+    that watched with ``since_seq``) gets it right after its ``catch_up``: it is not a
+    room event (no ``seq``, not in the room's log), so a catch-up does not carry it."""
 
     type: Literal["spectators"] = "spectators"
     room: Id
