@@ -7,14 +7,19 @@ A real ``arena serve`` subprocess (so this process's CPU is the client's alone),
 under Textual's headless driver (``run_test``: everything but the terminal writes) as
 one player of a Collapsi game with a running clock, a library client as the other.
 Latency: from the client library decoding the opponent's ``move_made`` to the board
-widget rendering the position after it. Idle: process CPU time over wall time while the
-TUI waits in a game with its clock ticking (redrawn every 0.1 s).
+widget rendering the position after it; beside it this process's CPU time over the same
+span (what drawing costs, which the machine's load does not inflate) and how many times
+the screen was laid out again. A game's first move (the bench's opponent moves at once)
+arrives while the game screen is still being set up, so the figures are also given
+without it. Idle: process CPU time over wall time while the TUI waits
+in a game with its clock ticking (redrawn every 0.1 s).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import statistics
@@ -24,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from textual.screen import Screen
 
 from clients.client import Client
 from clients.tui.app import ArenaTui
@@ -66,8 +73,21 @@ async def until(pilot: Any, cond: Any) -> Any:
 
 async def run(moves: int, idle: float) -> dict[str, Any]:
     proc, url = await serve()
-    arrived: dict[int, float] = {}  # ply -> when its move_made was decoded (not yet drawn)
+    arrived: dict[int, tuple[float, float, int, float]] = {}  # ply -> (wall, CPU, layouts, GC)
     lat: list[float] = []  # ms from arrival to the board rendering it
+    cpu: list[float] = []  # this process's CPU ms over the same span (load does not add)
+    layouts: list[int] = []  # screen layouts run over the same span
+    plies: list[int] = []  # the ply of each
+    gc_ms: list[float] = []  # garbage collection pauses over the same span
+    collected = [0.0, 0.0]  # GC ms so far, when the running collection began
+
+    def on_gc(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            collected[1] = time.perf_counter()
+        else:
+            collected[0] += (time.perf_counter() - collected[1]) * 1000
+
+    gc.callbacks.append(on_gc)
     try:
         bob = Client(url)
         await bob.connect()
@@ -77,7 +97,7 @@ async def run(moves: int, idle: float) -> dict[str, Any]:
 
         def timed_receive(msg: Any) -> None:
             if msg.type == "move_made" and msg.seat == 0:
-                arrived[msg.ply] = time.perf_counter()
+                arrived[msg.ply] = (time.perf_counter(), time.process_time(), laid[0], collected[0])
             receive(msg)
 
         app.client._receive = timed_receive  # type: ignore[method-assign]
@@ -87,10 +107,23 @@ async def run(moves: int, idle: float) -> dict[str, Any]:
             out = render(self)
             ply = len((self.view or {}).get("history") or [])
             if ply in arrived:
-                lat.append((time.perf_counter() - arrived.pop(ply)) * 1000)
+                wall, cpu0, layouts0, gc0 = arrived.pop(ply)
+                gc_ms.append(collected[0] - gc0)
+                lat.append((time.perf_counter() - wall) * 1000)
+                cpu.append((time.process_time() - cpu0) * 1000)
+                layouts.append(laid[0] - layouts0)
+                plies.append(ply)
             return out
 
         BoardView.render = timed_render  # type: ignore[method-assign]
+        laid = [0]  # screen layouts so far
+        refresh_layout = Screen._refresh_layout
+
+        def counted_layout(self: Screen, *args: Any, **kw: Any) -> Any:
+            laid[0] += 1
+            return refresh_layout(self, *args, **kw)
+
+        Screen._refresh_layout = counted_layout  # type: ignore[method-assign]
         async with app.run_test(size=(150, 48)) as pilot:
             await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
             games = 0
@@ -131,16 +164,33 @@ async def run(moves: int, idle: float) -> dict[str, Any]:
     finally:
         proc.terminate()
         await proc.wait()
-    lat.sort()
-    p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))]
+    later = [i for i, ply in enumerate(plies) if ply > 1]  # not a game's first move
     return {
-        "moves": len(lat),
-        "games": games,
-        "latency_ms_median": round(statistics.median(lat), 2),
-        "latency_ms_p99": round(p99, 2),
-        "latency_ms_max": round(lat[-1], 2),
+        **figures("latency_ms", lat),
+        **figures("cpu_ms", cpu),
+        **figures("later_latency_ms", [lat[i] for i in later]),
+        **figures("later_cpu_ms", [cpu[i] for i in later]),
+        "layouts_per_move": round(statistics.mean(layouts), 2),
+        # the slowest draws: (ply, wall ms, CPU ms, layouts), to tell what they were
+        "slowest": sorted(zip(plies, lat, cpu, layouts, gc_ms, strict=True), key=lambda x: -x[1])[
+            :3
+        ],
+        "gc_ms_max": round(max(gc_ms), 2),
         "idle_cpu_share": round(idle_cpu or 0.0, 4),
         "idle_seconds": idle,
+        "load_average": round(os.getloadavg()[0], 2),
+        "games": games,
+    }
+
+
+def figures(name: str, values: list[float]) -> dict[str, Any]:
+    values = sorted(values)
+    p99 = values[min(len(values) - 1, int(len(values) * 0.99))]
+    return {
+        f"{name}_count": len(values),
+        f"{name}_median": round(statistics.median(values), 2),
+        f"{name}_p99": round(p99, 2),
+        f"{name}_max": round(values[-1], 2),
     }
 
 
@@ -151,12 +201,26 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     res = asyncio.run(run(args.moves, args.idle))
-    print(f"{'measure':<34} {'value':>10}")
-    print(f"{'opponent moves drawn':<34} {res['moves']:>10}")
-    print(f"{'arrival -> drawn, median (ms)':<34} {res['latency_ms_median']:>10}")
-    print(f"{'arrival -> drawn, p99 (ms)':<34} {res['latency_ms_p99']:>10}")
-    print(f"{'arrival -> drawn, max (ms)':<34} {res['latency_ms_max']:>10}")
-    print(f"{'idle in a game, share of a core':<34} {res['idle_cpu_share']:>10.2%}")
+    rows = [
+        ("opponent moves drawn", res["latency_ms_count"]),
+        ("arrival -> drawn, median (ms)", res["latency_ms_median"]),
+        ("arrival -> drawn, p99 (ms)", res["latency_ms_p99"]),
+        ("arrival -> drawn, max (ms)", res["latency_ms_max"]),
+        ("CPU arrival -> drawn, median (ms)", res["cpu_ms_median"]),
+        ("CPU arrival -> drawn, p99 (ms)", res["cpu_ms_p99"]),
+        ("  the same after a game's 1st move:", ""),
+        ("  arrival -> drawn, median (ms)", res["later_latency_ms_median"]),
+        ("  arrival -> drawn, p99 (ms)", res["later_latency_ms_p99"]),
+        ("  CPU arrival -> drawn, median (ms)", res["later_cpu_ms_median"]),
+        ("  CPU arrival -> drawn, p99 (ms)", res["later_cpu_ms_p99"]),
+        ("screen layouts per move", res["layouts_per_move"]),
+        ("idle in a game, share of a core", f"{res['idle_cpu_share']:.2%}"),
+        ("load average (1 min) at the end", res["load_average"]),
+    ]
+    print(f"{'measure':<36} {'value':>10}")
+    for label, value in rows:
+        print(f"{label:<36} {value!s:>10}")
+    print("slowest (ply, wall ms, CPU ms, layouts, GC ms):", res["slowest"])
     if args.json:
         args.json.write_text(json.dumps(res, indent=1))
 

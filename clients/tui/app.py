@@ -28,8 +28,9 @@ CSS = """
 #side { width: 1fr; padding: 0 1; }
 #board { width: auto; height: auto; }
 #banner { background: $boost; color: $warning; text-style: bold; padding: 1; }
-#moves-box { height: 8; }
-#chat-box { height: 6; }
+#moves { height: 8; }
+#chat { height: 6; }
+#info { height: 6; }
 #buttons { height: 3; }
 #signin, #create-form { width: 60; padding: 1 2; }
 #lobby-top, #lobby-bottom { height: auto; }

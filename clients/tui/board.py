@@ -65,10 +65,15 @@ class BoardView(Widget, can_focus=True):
 
     # -- data ---------------------------------------------------------------------------------
     def show(self, view: dict[str, Any] | None, legal: list[str], last_path: list[int]) -> None:
+        shape = self._shape()
         self.view, self.legal, self.last_path = view, list(legal), list(last_path)
         if not legal:
             self.pending, self.first = None, None
-        self.refresh(layout=True)
+        # a new layout only when the board's size changes (the first view, a new game)
+        self.refresh(layout=self._shape() != shape)
+
+    def _shape(self) -> tuple[Any, ...]:
+        return (self.view is None, self.game, self.width_cells, self.size_cells)
 
     @property
     def game(self) -> str:

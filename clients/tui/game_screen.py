@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, Label, Static
 
@@ -21,6 +22,14 @@ from clients.tui.state import RoomModel
 
 #: the clock and grace countdowns are redrawn this often (seconds)
 TICK = 0.1
+#: the side panel shows the latest moves and chat lines, this many (fixed heights: a new
+#: line repaints the panel, it does not lay the screen out again; replays show them all)
+MOVE_ROWS, CHAT_ROWS = 8, 6
+
+
+def rows(text: Text, width: int) -> int:
+    """How many screen rows ``text`` takes at ``width`` columns (wrapped)."""
+    return sum(max(1, -(-cell_len(line) // width)) for line in text.plain.split("\n"))
 
 
 class Actions(Protocol):
@@ -77,6 +86,7 @@ class GameScreen(Screen[None]):
         self.error = ""
         self.composed = False  # redraws wait for the widgets
         self._players_text = ""
+        self._shown: dict[str, Text] = {}  # what each side-panel text shows now
 
     def compose(self) -> ComposeResult:
         with Horizontal():
@@ -88,11 +98,9 @@ class GameScreen(Screen[None]):
                 yield Static(id="info")
                 yield Static(id="players")
                 yield Label("moves")
-                with VerticalScroll(id="moves-box"):
-                    yield Static(id="moves")
+                yield Static(id="moves")
                 yield Label("chat")
-                with VerticalScroll(id="chat-box"):
-                    yield Static(id="chat")
+                yield Static(id="chat")
                 with Horizontal(id="buttons"):
                     yield Button("Resign", id="resign", variant="error")
                     yield Button("Abort", id="abort")
@@ -128,12 +136,11 @@ class GameScreen(Screen[None]):
         if self.error:
             info += f"\n{self.error}"
         # Text, not markup: names, chat and errors are shown as sent ("[/x]" is no tag)
-        self.query_one("#info", Static).update(Text(info))
-        self.query_one("#moves", Static).update(Text("\n".join(m.moves[-200:])))
-        self.query_one("#chat", Static).update(Text("\n".join(m.chat[-200:])))
-        banner = self.query_one("#banner", Static)
-        banner.update(Text(m.banner or ""))
-        banner.display = bool(m.banner)
+        self._set("info", Text(info))
+        self._set("moves", Text("\n".join(m.moves[-MOVE_ROWS:])))
+        self._set("chat", Text("\n".join(m.chat[-CHAT_ROWS:])))
+        self._set("banner", Text(m.banner or ""))
+        self.query_one("#banner", Static).display = bool(m.banner)
         self.query_one("#rematch", Button).display = m.status == "finished" and not m.spectator
         self.query_one("#resign", Button).display = m.status == "playing" and not m.spectator
         self.query_one("#abort", Button).display = m.status == "playing" and not m.spectator
@@ -151,7 +158,25 @@ class GameScreen(Screen[None]):
             for seat, line in zip(self.model.seats, lines, strict=True):
                 shown.append("● ", style=SEAT_COLOURS.get(seat.label, "white"))
                 shown.append(line + "\n")
-            self.query_one("#players", Static).update(shown)
+            self._set("players", shown)
+
+    def _set(self, wid: str, text: Text) -> None:
+        """Show ``text`` in the Static ``wid`` if it is not shown already, and lay the
+        screen out again only when its height may change (not fixed in the CSS, and
+        another number of rows): a move or a clock tick then repaints a few lines
+        instead of re-arranging every widget (bench/tui.py: the draw path)."""
+        old = self._shown.get(wid)
+        if old == text:
+            return
+        widget = self.query_one(f"#{wid}", Static)
+        self._shown[wid] = text
+        height = widget.styles.height
+        if old is None or height is None or height.is_auto:
+            width = max(1, widget.content_region.width)
+            layout = old is None or rows(old, width) != rows(text, width)
+        else:
+            layout = False
+        widget.update(text, layout=layout)
 
     # -- input --------------------------------------------------------------------------------
     async def _do(self, call: Any, *args: Any) -> None:
