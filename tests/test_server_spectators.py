@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from test_server_games import seat_players
 
 
 async def counts(client: Any, room: str, *wanted: int) -> None:
@@ -19,11 +20,7 @@ async def counts(client: Any, room: str, *wanted: int) -> None:
 @pytest.mark.timeout(60)
 async def test_players_and_spectators_hear_the_count_as_it_changes(arena: Any) -> None:
     await arena.start()
-    ann = await arena.client("ann")
-    bob = await arena.client("bob")
-    room = (await ann.create_room("collapsi", seat=0)).room
-    await bob.join(room)
-    await bob.take_seat(room, 1)
+    room, (ann, bob) = await seat_players(arena, "collapsi", ["ann", "bob"])
     carl = await arena.client("carl")
     state = await carl.watch(room)
     assert state.spectators == 1
@@ -52,11 +49,7 @@ async def test_a_resumed_player_hears_the_count_it_missed_after_its_catch_up(
     arena: Any,
 ) -> None:
     await arena.start(grace=30)
-    ann = await arena.client("ann")
-    bob = await arena.client("bob")
-    room = (await ann.create_room("collapsi", seat=0)).room
-    await bob.join(room)
-    await bob.take_seat(room, 1)
+    room, (ann, bob) = await seat_players(arena, "collapsi", ["ann", "bob"])
     ann.abort()  # ann's socket dies
     await bob.next(type="player_disconnected", room=room)
     carl = await arena.client("carl")
