@@ -27,7 +27,10 @@ async def until(pilot: Any, cond: Callable[[], Any], what: str, limit: int = 400
 
 
 def game_screen(app: ArenaTui) -> GameScreen | None:
-    return app.screen if isinstance(app.screen, GameScreen) else None
+    """The game screen on top, once mounted (its widgets exist: a screen just pushed
+    may not have them yet, seen under load)."""
+    screen = app.screen
+    return screen if isinstance(screen, GameScreen) and screen.composed else None
 
 
 async def type_line(pilot: Any, text: str) -> None:
