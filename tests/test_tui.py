@@ -1,7 +1,8 @@
 """``arena tui`` driven by Textual's headless pilot against a real server on loopback:
 whole games (Collapsi standard, Big Board with 3 players, Shifting Board, Player's
 Choice, Collecto), quick match, a spectator joining mid-game, a socket killed mid-game,
-a flag fall, chat on the opponent's turn, a resign before the first move, replay."""
+a flag fall, chat on the opponent's turn, a resign before the first move, abort and a
+rematch, replay."""
 
 from __future__ import annotations
 
@@ -259,3 +260,29 @@ async def test_sign_in_remembers_name_and_token_per_server_in_a_private_file(
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.screen.query("#name"), "the sign-in form")
         assert app.screen.query_one("#name", Input).value == "ann"
+
+
+@pytest.mark.timeout(60)
+async def test_abort_then_a_rematch_offered_by_the_opponent_and_accepted_with_ctrl_t(
+    arena: Any,
+) -> None:
+    """Ctrl+B aborts before everyone has moved; after it bob offers a rematch and ann's
+    Ctrl+T accepts it: game 2 starts with the seats swapped, in the same screen."""
+    await arena.start()
+    app = await tui(arena)
+    async with app.run_test(size=SIZE) as pilot:
+        bob, room = await seated_game(arena, pilot)
+        model = game_screen(app).model  # type: ignore[union-attr]
+        assert model.you == 1
+        await pilot.press("ctrl+b")
+        over = await bob.next(type="game_over", room=room)
+        assert over.result.reason == "aborted"
+        await until(pilot, lambda: model.banner, "the banner")
+        assert model.banner.startswith("Game aborted")
+        await bob.offer_rematch(room)
+        await until(pilot, lambda: model.rematch == [0], "bob's offer")
+        await pilot.press("ctrl+t")
+        started = await bob.next(type="game_started", room=room, where=lambda e: e.game_number == 2)
+        await until(pilot, lambda: model.game_number == 2 and model.status == "playing", "game 2")
+        assert model.you == 0 and [s.player.name for s in started.seats] == ["ann", "bob"]
+        assert model.banner is None and game_screen(app).model is model  # type: ignore[union-attr]
