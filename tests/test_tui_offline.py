@@ -122,3 +122,27 @@ async def test_chat_is_shown_as_typed_not_as_markup() -> None:
         await type_line(pilot, "[/x] gl [bold]hf")
         await pilot.pause()
         assert str(screen.query_one("#chat", Static).render()) == "you: [/x] gl [bold]hf"
+
+
+@pytest.mark.timeout(60)
+async def test_collecto_shows_each_players_balls_and_points() -> None:
+    app = ArenaTui(
+        "ws://127.0.0.1:9", offline=("collecto", "random", None), config=Path(os.devnull)
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await until(pilot, lambda: game_screen(app), "the game")
+        model = screen.model
+        await type_line(pilot, model.legal[0])
+        await until(pilot, lambda: len(model.moves) >= 2 or model.status == "finished", "moves")
+        view = model.view
+        assert view is not None and sum(view["balls"]) > 0  # a move always collects
+        shown = str(screen.query_one(BoardView).render())
+        for label, points, balls in zip(view["seats"], view["scores"], view["balls"], strict=True):
+            line = next(x for x in shown.splitlines() if x.startswith(label))
+            assert line.endswith(f"{points} points ({balls} balls)")
+            letters = sum(
+                int(part[1:])
+                for part in line.split()[1:]
+                if part[:1].isalpha() and part[1:].isdigit()
+            )
+            assert letters == balls

@@ -37,6 +37,26 @@ def collecto_pushes(legal: list[str]) -> tuple[set[int], dict[int, set[int]]]:
     return singles, doubles
 
 
+def collecto_bags(view: dict[str, Any]) -> Text:
+    """Each seat's collected balls (coloured letters and counts), points and balls."""
+    names = view.get("colours") or {}
+    scores, balls = view.get("scores") or [], view.get("balls") or []
+    seats = view.get("seats") or []
+    out = Text()
+    for i, bag in enumerate(view.get("collected") or []):
+        label = seats[i] if i < len(seats) else f"seat {i}"
+        out.append(f"\n{label:<7}")
+        for key, n in sorted(bag.items()):
+            colour = names.get(str(key))
+            if n and colour is not None:
+                out.append(
+                    f" {BALL_LETTERS.get(colour, '?')}{n}", style=f"bold {BALL_COLOURS[colour]}"
+                )
+        if i < len(scores) and i < len(balls):
+            out.append(f"  {scores[i]} points ({balls[i]} balls)")
+    return out
+
+
 class BoardView(Widget, can_focus=True):
     """See the module docstring. Posts :class:`BoardView.Picked` with a move."""
 
@@ -95,8 +115,8 @@ class BoardView(Widget, can_focus=True):
         return LEFT + CELL_W * self.width_cells
 
     def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
-        if self.game == "collecto":
-            return 7 + 2
+        if self.game == "collecto":  # the pushes around the board, each seat's balls, a note
+            return 7 + 2 + len((self.view or {}).get("collected") or []) + 1
         rows = max(1, self.size_cells // max(1, self.width_cells))
         return 1 + CELL_H * rows + 1
 
@@ -185,6 +205,7 @@ class BoardView(Widget, can_focus=True):
         out.append("    ")
         for c in range(7):
             out.append_text(arrow(21 + c, f"{21 + c:>2}↓"))
+        out.append_text(collecto_bags(view))
         if self.first is not None:
             out.append(f"\ndouble move: {self.first}, then one of {sorted(wanted)}")
         return out
