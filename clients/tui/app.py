@@ -91,6 +91,7 @@ class ArenaTui(App[None]):
         self.players = players  # offline: seats, yours and the bots'
         self.client = Client(url, software="arena-tui/0.1")
         self.models: dict[str, RoomModel] = {}
+        self.opening: set[str] = set()  # matched rooms waiting for their snapshot
         self.pump: asyncio.Task[None] | None = None
         self.leaving = False
         self.reconnects = 0
@@ -158,6 +159,9 @@ class ArenaTui(App[None]):
             self.receive(msg)
 
     def receive(self, msg: Any) -> None:
+        if msg.type == "matched" and msg.room not in self.models and msg.room not in self.opening:
+            self.opening.add(msg.room)
+            self.run_worker(self._open_matched(msg))
         room = getattr(msg, "room", None)
         model = self.models.get(room) if room else None
         if model is not None:
@@ -262,22 +266,21 @@ class ArenaTui(App[None]):
         except ArenaError as exc:
             self.notify(str(exc), severity="error")
             return
-        self.notify("waiting for an opponent...")
-        self.run_worker(self._matched())
+        self.notify("waiting for an opponent...")  # (matched opens the game: receive)
 
-    async def _matched(self) -> None:
-        # the pump hands every message over; wait for this one among them
-        while True:
-            await asyncio.sleep(0.05)
-            found = [x for x in self.client.received if x.type == "matched"]
-            if found and found[-1].room not in self.models:
-                matched = found[-1]
-                state = self.client.rooms.get(matched.room)
-                while state is None or state.state is None:
-                    await asyncio.sleep(0.05)
-                    state = self.client.rooms.get(matched.room)
-                await self._open(state.state, matched.seat)
-                return
+    async def _open_matched(self, matched: Any) -> None:
+        """A room the server seated this client in (a quick match, a tournament's
+        pairing): open it once its snapshot is in (``room_state`` follows ``matched``)."""
+        try:
+            for _ in range(400):  # (bounded: 20 s)
+                track = self.client.rooms.get(matched.room)
+                if track is not None and track.state is not None:
+                    await self._open(track.state, matched.seat)
+                    return
+                await asyncio.sleep(0.05)
+            self.notify(f"room {matched.room} sent no state", severity="error")
+        finally:
+            self.opening.discard(matched.room)
 
     async def show_leaderboard(self, game: str) -> None:
         try:
