@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import DataTable, Input
 
 from clients.tui.app import ArenaTui
 from clients.tui.board import BoardView
@@ -286,3 +286,24 @@ async def test_abort_then_a_rematch_offered_by_the_opponent_and_accepted_with_ct
         await until(pilot, lambda: model.game_number == 2 and model.status == "playing", "game 2")
         assert model.you == 0 and [s.player.name for s in started.seats] == ["ann", "bob"]
         assert model.banner is None and game_screen(app).model is model  # type: ignore[union-attr]
+
+
+@pytest.mark.timeout(60)
+async def test_ctrl_l_leaves_the_room_for_a_lobby_kept_live_meanwhile(arena: Any) -> None:
+    """Ctrl+L leaves (Ctrl+Q is Textual's quit); the lobby heard of a room opened while
+    ann played and shows it when she is back."""
+    await arena.start()
+    app = await tui(arena)
+    async with app.run_test(size=SIZE) as pilot:
+        bob, room = await seated_game(arena, pilot)
+        carl = await arena.client("carl")
+        opened = (await carl.create_room("collecto", seat=0)).room
+        lobby = app.screen_stack[-2]
+        assert isinstance(lobby, LobbyScreen)
+        await until(pilot, lambda: opened in lobby.rooms, "the new room, heard under the game")
+        await pilot.press("ctrl+l")
+        await bob.next(type="player_left", room=room)
+        await until(pilot, lambda: app.screen is lobby, "the lobby again")
+        assert app.is_running
+        rooms = lobby.query_one("#rooms", DataTable)
+        assert opened in {key.value for key in rooms.rows}

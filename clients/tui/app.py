@@ -169,9 +169,10 @@ class ArenaTui(App[None]):
                 model.snapshot(msg)
             else:
                 model.apply(msg)
-        handler = getattr(self.screen, "on_server", None)
-        if handler is not None:
-            handler(msg)
+        for screen in self.screen_stack:  # (the lobby and standings below a game stay live)
+            handler = getattr(screen, "on_server", None)
+            if handler is not None:
+                handler(msg)
         if isinstance(self.screen, GameScreen) and self.screen.model is model:
             self.screen.redraw()
 

@@ -76,7 +76,7 @@ class GameScreen(Screen[None]):
         Binding("ctrl+r", "resign", "resign"),
         Binding("ctrl+b", "abort", "abort"),
         Binding("ctrl+t", "rematch", "rematch"),
-        Binding("ctrl+q", "leave", "leave"),
+        Binding("ctrl+l", "leave", "leave"),  # (ctrl+q is Textual's quit, for the app)
     ]
 
     def __init__(self, model: RoomModel, actions: Actions) -> None:

@@ -75,6 +75,7 @@ class LobbyScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.rooms: dict[str, m.RoomSummary] = {}
+        self.stale = False  # the list changed while another screen was on top
 
     def compose(self) -> ComposeResult:
         games = [(g, g) for g in self.app.games()]  # type: ignore[attr-defined]
@@ -130,9 +131,18 @@ class LobbyScreen(Screen[None]):
     def on_server(self, msg: Any) -> None:
         if msg.type in ("room_added", "room_updated"):
             self.rooms[msg.summary.room] = msg.summary
-            self.redraw()
         elif msg.type == "room_removed":
             self.rooms.pop(msg.room, None)
+        else:
+            return
+        if self.is_current:  # (under a game: drawn when the lobby shows again)
+            self.redraw()
+        else:
+            self.stale = True
+
+    def on_screen_resume(self) -> None:
+        if self.stale:
+            self.stale = False
             self.redraw()
 
     async def on_select_changed(self, event: Select.Changed) -> None:
