@@ -28,7 +28,7 @@ from protocol.common import (
     Token,
     Untimed,
 )
-from protocol.limits import MAX_CURSORS, MAX_LIST, MAX_SEATS, MAX_VERSIONS
+from protocol.limits import MAX_CURSORS, MAX_LIST, MAX_SEATS, MAX_VERSIONS, TEXT_MAX
 
 
 class ClientBase(Model):
@@ -308,12 +308,72 @@ class ListTournaments(ClientBase):
 
 
 class JoinTournament(ClientBase):
+    """Enter a tournament (a logged-in player with a claimed name); answered by ``ack``.
+    Joining again after a reconnect is harmless (it re-joins a player who left)."""
+
     type: Literal["join_tournament"] = "join_tournament"
     tournament: Id
 
 
 class LeaveTournament(ClientBase):
+    """Withdraw: no more pairings; a running game goes on. Answered by ``ack``."""
+
     type: Literal["leave_tournament"] = "leave_tournament"
+    tournament: Id
+
+
+class TournamentSubscribe(ClientBase):
+    """Answered by ``standings``, then a ``standings`` (no ``re``) whenever they change,
+    until ``tournament_unsubscribe`` or the connection ends (added within v1)."""
+
+    type: Literal["tournament_subscribe"] = "tournament_subscribe"
+    tournament: Id
+
+
+class TournamentUnsubscribe(ClientBase):
+    type: Literal["tournament_unsubscribe"] = "tournament_unsubscribe"
+    tournament: Id
+
+
+class CreateTournament(ClientBase):
+    """An operator opens a tournament (added within v1); answered by ``tournament_created``.
+
+    ``admin_token`` is the server's admin token (else ``forbidden``). ``format``:
+    ``round_robin`` (``rounds`` = cycles, default 1), ``swiss`` (``rounds`` required) or
+    ``arena`` (``duration_ms`` required: whoever is free is paired until it ends).
+    Without ``starts_at`` (ms since the epoch) it starts on ``start_tournament``.
+    """
+
+    type: Literal["create_tournament"] = "create_tournament"
+    admin_token: Token
+    name: Annotated[str, Field(min_length=1, max_length=TEXT_MAX)]
+    game: GameName
+    rules: GameName | None = None
+    variant: GameName | None = None
+    time_control: TimeControl = Untimed()
+    rated: bool = False
+    format: Short
+    rounds: Annotated[int, Field(ge=1, le=1000)] | None = None
+    duration_ms: Annotated[int, Field(ge=1000, le=7 * 86_400_000)] | None = None
+    starts_at: Annotated[int, Field(ge=0, le=2**53)] | None = None
+    max_players: Annotated[int, Field(ge=2, le=MAX_LIST)] | None = None
+    min_players: Annotated[int, Field(ge=2, le=MAX_LIST)] = 2
+
+
+class StartTournament(ClientBase):
+    """An operator starts an ``open`` tournament now; answered by ``ack`` (added within v1)."""
+
+    type: Literal["start_tournament"] = "start_tournament"
+    admin_token: Token
+    tournament: Id
+
+
+class CancelTournament(ClientBase):
+    """An operator ends a tournament now: no more pairings, running games are played
+    out, standings kept (``cancelled: true``). Answered by ``ack`` (added within v1)."""
+
+    type: Literal["cancel_tournament"] = "cancel_tournament"
+    admin_token: Token
     tournament: Id
 
 
@@ -353,7 +413,12 @@ ClientMessage = Annotated[
     | ListTournaments
     | JoinTournament
     | LeaveTournament
-    | GetStandings,
+    | GetStandings
+    | TournamentSubscribe
+    | TournamentUnsubscribe
+    | CreateTournament
+    | StartTournament
+    | CancelTournament,
     Field(discriminator="type"),
 ]
 """Any message a client may send."""

@@ -222,19 +222,46 @@ class LeaderboardEntry(Model):
 
 
 class TournamentSummary(Model):
-    """A tournament as listed. The server may add fields (later work fills these in)."""
+    """A tournament as listed. The fields after ``starts_at`` were added within v1."""
 
     tournament: Id
     name: Annotated[str, StringConstraints(min_length=1, max_length=TEXT_MAX)]
     game: GameName
     variant: GameName
     format: Short
-    """e.g. ``round_robin``, ``swiss``, ``gauntlet``."""
+    """``round_robin``, ``swiss`` or ``arena`` on the reference server (an open field)."""
     status: Literal["open", "running", "finished"]
     players: Count = 0
     max_players: Count | None = None
     time_control: TimeControl
     starts_at: Timestamp | None = None
+    rules: GameName | None = None
+    rated: bool | None = None
+    rounds: Count | None = None
+    """Swiss: the number of rounds; round robin: the number of cycles."""
+    duration_ms: Ms | None = None
+    """Arena: how long new pairings are made after the start."""
+    round: Count | None = None
+    """The current round (0 before the start)."""
+    ends_at: Timestamp | None = None
+    cancelled: bool | None = None
+    """A cancelled tournament is ``finished`` with ``cancelled: true``."""
+
+
+class TournamentGame(Model):
+    """One pairing of a tournament (added within v1): an ordinary room, watchable by id."""
+
+    round: Count
+    room: Id
+    players: Annotated[list[Name], Field(min_length=2, max_length=2)]
+    """Names in seat order (the first moves first)."""
+    status: Literal["playing", "finished"]
+    points: Annotated[list[float], Field(min_length=2, max_length=2)] | None = None
+    """What each seat scored (1, 0.5 or 0), once finished."""
+    reason: Short | None = None
+    """How the game ended (``result.reason``), or ``forfeit`` (an opponent withdrew)."""
+    record: Id | None = None
+    """The game's record (``get_record``), once finished; none for a forfeit."""
 
 
 class StandingRow(Model):
@@ -245,6 +272,10 @@ class StandingRow(Model):
     wins: Count = 0
     draws: Count = 0
     losses: Count = 0
+    #: added within v1: the player left the tournament (no more pairings)
+    withdrawn: bool = False
+    #: added within v1: Sonneborn-Berger score, the first tie-break
+    tiebreak: Annotated[float, Field(ge=-1e9, le=1e9, allow_inf_nan=False)] | None = None
 
 
 class GameInfo(Model):

@@ -26,6 +26,7 @@ from protocol.common import (
     SeatInfo,
     ServerInfo,
     StandingRow,
+    TournamentGame,
     TournamentSummary,
     Untimed,
 )
@@ -37,6 +38,22 @@ BOT = Player(name="kestrel-bot", guest=False, bot=True, rating=1623.5)
 GUEST = Player(name="guest-4711", guest=True)
 FISCHER = Fischer(base_ms=180_000, increment_ms=2_000)
 SETUP = "141222J3331J4213"
+AUTUMN = TournamentSummary(
+    tournament="t-autumn",
+    name="Autumn Collapsi round robin",
+    game="collapsi",
+    variant="base",
+    format="round_robin",
+    status="running",
+    players=3,
+    max_players=8,
+    time_control=FISCHER,
+    starts_at=1_795_100_000_000,
+    rules="standard",
+    rated=True,
+    rounds=1,
+    round=2,
+)
 START = "1412/22J3/331J/4213 6,11 0"
 SEATS_WAITING = [
     SeatInfo(seat=0, label="red", player=ANN, ready=False),
@@ -136,6 +153,30 @@ def client_examples() -> list[c.ClientBase]:
         c.LeaveTournament(id=24, tournament="t-autumn"),
         c.GetStandings(id=25, tournament="t-autumn"),
         c.AbortGame(id=26, room="r-8f3k2"),
+        c.TournamentSubscribe(id=27, tournament="t-autumn"),
+        c.TournamentUnsubscribe(id=28, tournament="t-autumn"),
+        c.CreateTournament(
+            id=29,
+            admin_token="op-7Qm2xV9kLp4sW8rT",
+            name="Autumn Collapsi round robin",
+            game="collapsi",
+            time_control=FISCHER,
+            rated=True,
+            format="round_robin",
+            starts_at=1_795_100_000_000,
+            max_players=8,
+        ),
+        c.CreateTournament(
+            id=30,
+            admin_token="op-7Qm2xV9kLp4sW8rT",
+            name="Friday blitz arena",
+            game="collapsi",
+            time_control=Fischer(base_ms=60_000, increment_ms=1_000),
+            format="arena",
+            duration_ms=3_600_000,
+        ),
+        c.StartTournament(id=31, admin_token="op-7Qm2xV9kLp4sW8rT", tournament="t-autumn"),
+        c.CancelTournament(id=32, admin_token="op-7Qm2xV9kLp4sW8rT", tournament="t-autumn"),
     ]
 
 
@@ -219,6 +260,7 @@ def server_examples() -> list[s.ServerBase]:
             waiting=3,
         ),
         s.Matched(room=room, seat=1),
+        s.Matched(room="r-5c1d9", seat=0, tournament="t-autumn", round=2),
         s.RoomState(
             re=6,
             room=room,
@@ -408,5 +450,57 @@ def server_examples() -> list[s.ServerBase]:
                 StandingRow(rank=1, name="kestrel-bot", points=2.0, games=2, wins=2),
                 StandingRow(rank=2, name="ann", points=0.5, games=2, draws=1, losses=1),
             ],
+        ),
+        s.Standings(
+            tournament="t-autumn",
+            status="running",
+            round=2,
+            rows=[
+                StandingRow(rank=1, name="kestrel-bot", points=2.0, games=2, wins=2, tiebreak=1.5),
+                StandingRow(
+                    rank=2, name="ann", points=1.0, games=2, wins=1, losses=1, tiebreak=0.0
+                ),
+                StandingRow(
+                    rank=3,
+                    name="rook",
+                    points=0.0,
+                    games=2,
+                    losses=2,
+                    withdrawn=True,
+                    tiebreak=0.0,
+                ),
+            ],
+            summary=AUTUMN,
+            games=[
+                TournamentGame(
+                    round=1,
+                    room="r-2a7e0",
+                    players=["kestrel-bot", "ann"],
+                    status="finished",
+                    points=[1.0, 0.0],
+                    reason="no_moves",
+                    record="r-2a7e0-1",
+                ),
+                TournamentGame(
+                    round=2,
+                    room="r-5c1d9",
+                    players=["ann", "rook"],
+                    status="finished",
+                    points=[1.0, 0.0],
+                    reason="timeout",
+                    record="r-5c1d9-1",
+                ),
+                TournamentGame(
+                    round=2,
+                    room="r-9b4f2",
+                    players=["kestrel-bot", "rook"],
+                    status="finished",
+                    points=[1.0, 0.0],
+                    reason="forfeit",
+                ),
+            ],
+        ),
+        s.TournamentCreated(
+            re=29, tournament=AUTUMN.model_copy(update={"status": "open", "round": 0})
         ),
     ]

@@ -44,6 +44,7 @@ from protocol.common import (
     TimeControl,
     Timestamp,
     Token,
+    TournamentGame,
     TournamentSummary,
 )
 from protocol.limits import MAX_EVENTS, MAX_LIST, MAX_MOVES, MAX_SEATS
@@ -204,6 +205,9 @@ class Matched(ServerBase):
     type: Literal["matched"] = "matched"
     room: Id
     seat: Seat
+    #: added within v1: the tournament this game is a pairing of, and its round
+    tournament: Id | None = None
+    round: Count | None = None
 
 
 # -- room ----------------------------------------------------------------------------------
@@ -465,11 +469,23 @@ class TournamentList(ServerBase):
 
 
 class Standings(ServerBase):
+    """A tournament's table; pushed (no ``re``) to subscribers whenever it changes."""
+
     type: Literal["standings"] = "standings"
     tournament: Id
     status: Literal["open", "running", "finished"]
     round: Count | None = None
     rows: Annotated[list[StandingRow], Field(max_length=MAX_LIST)]
+    #: added within v1: the tournament as listed, and its games (newest last)
+    summary: TournamentSummary | None = None
+    games: Annotated[list[TournamentGame], Field(max_length=MAX_LIST)] | None = None
+
+
+class TournamentCreated(ServerBase):
+    """The answer to ``create_tournament`` (added within v1)."""
+
+    type: Literal["tournament_created"] = "tournament_created"
+    tournament: TournamentSummary
 
 
 _ROOM_EVENT_CLASSES = RoomEvent.__origin__.__args__  # type: ignore[attr-defined]
@@ -509,7 +525,8 @@ ServerMessage = Annotated[
     | Record
     | Leaderboard
     | TournamentList
-    | Standings,
+    | Standings
+    | TournamentCreated,
     Field(discriminator="type"),
 ]
 """Any message the server may send."""

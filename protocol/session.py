@@ -39,6 +39,11 @@ ANONYMOUS_TYPES: frozenset[str] = frozenset(
         "get_leaderboard",
         "list_tournaments",
         "get_standings",
+        "tournament_subscribe",
+        "tournament_unsubscribe",
+        "create_tournament",
+        "start_tournament",
+        "cancel_tournament",
     }
 )
 """Message types accepted before ``login``: log in, read the lobby, ratings, records,
