@@ -632,6 +632,23 @@ class Client:
     async def leaderboard(self, game: str, limit: int = 50) -> list[m.LeaderboardEntry]:
         return (await self.request(m.GetLeaderboard(game=game, limit=limit))).entries
 
+    # -- tournaments ------------------------------------------------------------------------
+    async def list_tournaments(self, game: str | None = None) -> list[m.TournamentSummary]:
+        return (await self.request(m.ListTournaments(game=game))).tournaments
+
+    async def join_tournament(self, tournament: str) -> None:
+        await self.request(m.JoinTournament(tournament=tournament))
+
+    async def leave_tournament(self, tournament: str) -> None:
+        await self.request(m.LeaveTournament(tournament=tournament))
+
+    async def standings(self, tournament: str) -> m.Standings:
+        return await self.request(m.GetStandings(tournament=tournament))
+
+    async def subscribe_tournament(self, tournament: str) -> m.Standings:
+        """The standings now; later ones arrive as ``standings`` messages without ``re``."""
+        return await self.request(m.TournamentSubscribe(tournament=tournament))
+
 
 from protocol.limits import MAX_CURSORS, DecodeLimits  # noqa: E402
 

@@ -492,7 +492,7 @@ def server_examples() -> list[s.ServerBase]:
                 ),
                 TournamentGame(
                     round=2,
-                    room="r-9b4f2",
+                    room="forfeit-1",
                     players=["kestrel-bot", "rook"],
                     status="finished",
                     points=[1.0, 0.0],

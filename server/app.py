@@ -45,6 +45,9 @@ from server.router import LocalRouter
 from server.sessions import Session, SessionService
 from server.standings import Standings
 from server.tasks import stop
+from server.tournaments.director import Director
+from server.tournaments.handlers import Tournaments
+from server.tournaments.store import open_store
 from server.web import WebPage
 
 __all__ = ["Arena", "Config", "Session", "running"]
@@ -100,13 +103,25 @@ class Arena:
         self.matchmaker = Matchmaker(self)
         #: message type -> its handler
         self.handlers: dict[str, Handler] = {}
-        for part in (Login(self), self.lobby, RoomRequests(self), self.matchmaker, Standings(self)):
+        #: hosted tournaments (server.tournaments)
+        self.tournament_store = open_store(self.presence)
+        self.director = Director(self, self.tournament_store)
+        self.tournaments = Tournaments(self, self.tournament_store, self.director)
+        for part in (
+            Login(self),
+            self.lobby,
+            RoomRequests(self),
+            self.matchmaker,
+            Standings(self),
+            self.tournaments,
+        ):
             self.handlers.update(part.handlers())
 
     # -- lifecycle ----------------------------------------------------------------------
     async def start(self) -> None:
         await self.presence.start()
         await self.cluster.start()
+        await self.tournament_store.start()
         loaded = await self.records.load()
         if hasattr(self.presence, "live_sessions"):  # a store that outlives the process
             from server.restore import restore_previous_run
@@ -117,6 +132,8 @@ class Arena:
             ("lobby-fanout", self.lobby.run()),
             ("matchmaker", self.matchmaker.run()),
             ("renew-leases", self.registry.run_leases()),
+            ("tournaments", self.director.run()),
+            ("tournament-pushes", self.tournaments.run_pushes()),
         ):
             self._tasks.append(asyncio.create_task(coro, name=name))
         self.log.info("arena_started", records=loaded)
@@ -142,6 +159,7 @@ class Arena:
         await stop(self._tasks)  # cancelled again if they go on (server.tasks)
         await self.deals.close()
         await self.cluster.stop()
+        await self.tournament_store.close()
         await self.presence.close()
         self.log.info("arena_stopped")
 

@@ -107,6 +107,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "bots) are always let in (none)",
     )
     parser.add_argument(
+        "--admin-token",
+        default=None,
+        metavar="SECRET",
+        help="operators' secret for creating, starting and cancelling tournaments (arena "
+        "tournament create); at least 16 characters; none: nobody may (none)",
+    )
+    parser.add_argument(
         "--metrics-port",
         type=int,
         default=None,
@@ -170,6 +177,8 @@ def run(args: argparse.Namespace) -> int:
     if rate_burst < 1 or rate_per_second <= 0:
         raise CliError("--rate needs a burst of at least 1 and a positive rate")
     presence_url, data_dir = store_url(args)
+    if args.admin_token is not None and len(args.admin_token) < 16:
+        raise CliError("--admin-token wants a secret of at least 16 characters")
     exempt = tuple(n.strip() for n in args.address_limits_exempt.split(",") if n.strip())
     exempt = () if exempt == ("none",) else exempt
     for net in exempt:
@@ -194,6 +203,7 @@ def run(args: argparse.Namespace) -> int:
         metrics_port=args.metrics_port,
         metrics_host=args.metrics_host,
         address_limits_exempt=exempt,
+        admin_token=args.admin_token,
     )
     log = structlog.get_logger("arena.serve")
     described = argparse.ArgumentParser()

@@ -66,3 +66,7 @@ class Config:
     login_fail_address_seconds: float = 2.0
     #: folder of the web page's static files (served at /); None: no page
     web_dir: str | None = None
+    #: the operators' secret for create/start/cancel_tournament; None: nobody may
+    admin_token: str | None = None
+    #: how often each tournament is looked at (pairings, results), seconds
+    tournament_tick: float = 0.25

@@ -20,6 +20,8 @@ from urllib.parse import urlsplit, urlunsplit
 PREFIX = "ARENA_"
 #: options whose variable does not follow the rule (kept as they were documented)
 RENAMED = {"redis": "ARENA_REDIS_URL"}
+#: options never logged in clear
+SECRETS = {"admin_token"}
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
@@ -85,5 +87,7 @@ def effective(args: argparse.Namespace, parser_actions: list[argparse.Action]) -
     out: dict[str, Any] = {}
     for action in parser_actions:
         value = getattr(args, action.dest, None)
+        if action.dest in SECRETS and value is not None:
+            value = "***"
         out[env_name(action)] = redacted(value) if isinstance(value, str) else value
     return out

@@ -1,9 +1,8 @@
-"""Records, the leaderboard and (not hosted yet) tournaments."""
+"""Records and the leaderboard (tournaments: server.tournaments.handlers)."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from protocol import messages as m
 from protocol.errors import ErrorCode, ProtocolError
@@ -14,7 +13,7 @@ from server.records import record_views
 
 
 class Standings:
-    """Handlers of records, leaderboard and tournament messages."""
+    """Handlers of records and leaderboard messages."""
 
     def __init__(self, arena: Host) -> None:
         self.arena = arena
@@ -23,10 +22,6 @@ class Standings:
         return {
             "get_record": self.on_get_record,
             "get_leaderboard": self.on_get_leaderboard,
-            "list_tournaments": self.on_list_tournaments,
-            "get_standings": self.on_get_standings,
-            "join_tournament": self.on_get_standings,
-            "leave_tournament": self.on_get_standings,
         }
 
     async def on_get_record(self, conn: Connection, msg: m.GetRecord) -> None:
@@ -67,9 +62,3 @@ class Standings:
                 ],
             )
         )
-
-    async def on_list_tournaments(self, conn: Connection, msg: m.ListTournaments) -> None:
-        conn.send(m.TournamentList(re=msg.id, tournaments=[]))
-
-    async def on_get_standings(self, conn: Connection, msg: Any) -> None:
-        raise ProtocolError(ErrorCode.UNKNOWN_TOURNAMENT, "no tournaments are hosted yet")

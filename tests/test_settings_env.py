@@ -101,6 +101,9 @@ async def _run_from_environment(tmp_path: Path, store: RedisServer) -> None:
         if name == "ARENA_REDIS_URL":
             value: Any = f"redis://:s3cret%20pass@127.0.0.1:{store.port}/2"
             expected[name] = f"redis://:***@127.0.0.1:{store.port}/2"  # logged without it
+        elif name == "ARENA_ADMIN_TOKEN":
+            value = "env-admin-token-0123456789"
+            expected[name] = "***"  # a secret: never logged in clear
         elif name == "ARENA_PORT":
             value = expected[name] = port
         else:

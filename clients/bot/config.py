@@ -45,6 +45,8 @@ class BotConfig:
     quick_match: list[str] = field(default_factory=list)
     open_room: list[str] = field(default_factory=list)
     join: list[str] = field(default_factory=list)
+    #: a hosted tournament's id: enter it and play its pairings until it is over
+    tournament: str | None = None
     accept_challenges: bool = False
     rules: str | None = None
     variant: str | None = None
@@ -94,14 +96,16 @@ class BotConfig:
         for key in ("quick_match", "open_room", "join"):
             value = getattr(self, key)
             setattr(self, key, value.split() if isinstance(value, str) else list(value))
-        modes = [k for k in ("quick_match", "open_room", "join") if getattr(self, k)]
+        modes = [k for k in ("quick_match", "open_room", "join", "tournament") if getattr(self, k)]
         if not modes and not self.accept_challenges:
             raise ConfigError(
                 "say what to play: --quick-match, --open-room or --join GAME, "
-                "or --accept-challenges"
+                "--tournament ID, or --accept-challenges"
             )
         if len(modes) > 1:
-            raise ConfigError("--quick-match, --open-room and --join do not go together")
+            raise ConfigError(
+                "--quick-match, --open-room, --join and --tournament do not go together"
+            )
         if self.games < 0 or self.concurrency < 1 or self.max_strikes < 1:
             raise ConfigError("--games must be >= 0, --concurrency and --max-strikes >= 1")
         if self.margin_ms < 0:

@@ -91,6 +91,9 @@ class BotRunner:
         self._spares: list[tuple[Brain, GameLog]] = []
         self._starting = 0
         self._spare_ready = asyncio.Event()
+        #: --tournament: entered on this connection (its drop count); the event is over
+        self._entered = -1
+        self.tournament_over = False
 
     # -- output ------------------------------------------------------------------------
     def say(self, text: str) -> None:
@@ -149,7 +152,8 @@ class BotRunner:
         self.say(f"bot {self.cfg.name}: logged in at {self.cfg.url}")
 
     def _done(self) -> bool:
-        return self.fatal is not None or (0 < self.cfg.games <= self.finished)
+        over = self.tournament_over and not self.tasks
+        return over or self.fatal is not None or (0 < self.cfg.games <= self.finished)
 
     def _room_for_more(self) -> bool:
         limit_ok = self.cfg.games == 0 or self.started < self.cfg.games
@@ -203,7 +207,11 @@ class BotRunner:
                     await self._warm()
                     if self.fatal is not None:
                         return
-                    if self.cfg.quick_match:
+                    if self.cfg.tournament:
+                        if self._entered != self._drops:  # again after each reconnect
+                            await self._enter_tournament(self.cfg.tournament)
+                            self._entered = self._drops
+                    elif self.cfg.quick_match:
                         key = (self._drops, self.started)  # before: a match may come first
                         if queued != key:
                             await self._queue()
@@ -239,6 +247,22 @@ class BotRunner:
                     await asyncio.wait_for(self._changed.wait(), 0.3)
             else:
                 await self._changed.wait()
+
+    async def _enter_tournament(self, tid: str) -> None:
+        """Enter (or re-enter, after a reconnect) and follow the standings: pairings come
+        as ``matched``; the run ends when the tournament is over."""
+        await self.client.join_tournament(tid)
+        table = await self.client.subscribe_tournament(tid)
+        self.say(f"tournament {tid}: entered ({table.status}, round {table.round})")
+        self._standings(table)
+
+    def _standings(self, table: m.Standings) -> None:
+        if table.status == "finished" and not self.tournament_over:
+            self.tournament_over = True
+            mine = next((r for r in table.rows if r.name == self.cfg.name), None)
+            place = "" if mine is None else f": rank {mine.rank}, {mine.points:g} points"
+            self.say(f"tournament {table.tournament}: over{place}")
+            self._changed.set()
 
     async def _queue(self) -> None:
         game, variant, rules = self._next_spec(self.cfg.quick_match)
@@ -393,6 +417,9 @@ class BotRunner:
             self._route(msg)
 
     def _route(self, msg: Any) -> None:
+        if msg.type == "standings" and msg.tournament == self.cfg.tournament:
+            self._standings(msg)
+            return
         if msg.type == "matched":
             self._start_game(msg.room)
             return

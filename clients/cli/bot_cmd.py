@@ -59,6 +59,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     what.add_argument("--open-room", nargs="+", metavar="GAME", help="keep a room open")
     what.add_argument("--join", nargs="+", metavar="GAME", help="sit down in open rooms")
+    what.add_argument(
+        "--tournament",
+        metavar="ID",
+        help="enter the server's tournament ID, play its pairings, stop when it is over",
+    )
     what.add_argument("--rules", help="rule set (default: the game's)")
     what.add_argument("--variant", help="variant (default: the game's)")
     what.add_argument("--seats", type=int, help="players in an open room (Big Board: 2-4)")

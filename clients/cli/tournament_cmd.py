@@ -1,4 +1,6 @@
-"""``arena tournament``: run tournaments between AI players, and their statistics.
+"""``arena tournament``: run tournaments between AI players, and their statistics;
+hosted tournaments on a server (create, start, cancel, list, standings: in
+:mod:`clients.cli.tournament_server_cmd`).
 
 ``run`` plays a local tournament (no server): built-in levels and engine
 programs, round robin, gauntlet, Swiss or knockout, paired deals, several games
@@ -101,12 +103,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--tri", help="game counts L,D,W (unpaired results)")
     stats.add_argument("--sprt", help="elo0=..,elo1=..,alpha=..,beta=..,model=logistic|normalized")
     stats.add_argument("--json", action="store_true", help="print JSON")
+    from clients.cli.tournament_server_cmd import add_subcommands
+
+    add_subcommands(sub)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         if args.tournament_command == "stats":
             return _stats(args)
+        if args.tournament_command in ("create", "start", "cancel", "list", "standings"):
+            from clients.cli import tournament_server_cmd
+
+            return tournament_server_cmd.run(args)
         return _run(args)
     except (ConfigError, StatsError, ValueError) as exc:
         raise CliError(str(exc)) from None

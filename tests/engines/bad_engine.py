@@ -6,7 +6,8 @@ first process only: marks a file named by ARENA_BAD_MARK), ``hang`` (never answe
 ignores stop), ``slow`` (answers go only after stop), ``illegal`` (answers a move
 that is not legal), ``garbage`` (prints nonsense instead of bestmove), ``nohandshake``
 (never says arenaok), ``refuse`` (answers newgame with error), ``fragile`` (dies on
-a line it does not know).
+a line it does not know), ``pause`` (a legal move, but only 0.15 s after each go:
+games long enough for a spectator to join while they run).
 """
 
 import os
@@ -39,6 +40,8 @@ for line in sys.stdin:
                 os._exit(4)
         if mode == "hang":
             time.sleep(3600)
+        if mode == "pause":
+            time.sleep(0.15)
         if mode == "illegal":
             print("bestmove 999")
         elif mode == "garbage":
