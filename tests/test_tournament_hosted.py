@@ -94,7 +94,7 @@ async def anonymous(url: str) -> Client:
     return c
 
 
-async def check_against_records(url: str, tid: str, rounds_of: int = 1) -> m.Standings:
+async def check_against_records(url: str, tid: str, rounds_of: int | None = 1) -> m.Standings:
     """The finished tournament's table is the sum of its games, each game's points are its
     record's result, and (a round robin) every two players met ``rounds_of`` times."""
     c = await anonymous(url)
@@ -125,8 +125,9 @@ async def check_against_records(url: str, tid: str, rounds_of: int = 1) -> m.Sta
             assert r.games == games[r.name] == r.wins + r.draws + r.losses
         ranked = [r.points for r in table.rows]
         assert ranked == sorted(ranked, reverse=True)
-        pairs = {frozenset((a, b)) for a in NAMES for b in NAMES if a != b}
-        assert set(met) == pairs and set(met.values()) == {rounds_of}
+        if rounds_of is not None:
+            pairs = {frozenset((a, b)) for a in NAMES for b in NAMES if a != b}
+            assert set(met) == pairs and set(met.values()) == {rounds_of}
         return table
     finally:
         await c.close()
@@ -303,3 +304,54 @@ async def wait_lease(url: str, prefix: str, tid: str, node: str) -> None:
                 await asyncio.sleep(0.05)
     finally:
         await r.aclose()
+
+
+@pytest.mark.timeout(150)
+async def test_a_player_who_dropped_is_not_paired_until_back(tmp_path: Path) -> None:
+    """A bot killed (its connection dropped, its session in the grace period) before the
+    start: the others' games of the first round are played, its own wait; the bot
+    started again under its name is paired and the round robin ends."""
+    node = await start_node(
+        serve_command("--data-dir", str(tmp_path / "data"), "--admin-token", ADMIN)
+    )
+    try:
+        tid = await create(node.url, "--clock", "fixed:5", "--format", "round-robin")
+        async with entered([node.url], tid) as bots:
+            gone = NAMES[0]
+            bots[0].proc.kill()  # dropped, not logged out
+            await bots[0].proc.wait()
+            await arena_cmd("tournament", "start", tid, "--url", node.url, "--admin-token", ADMIN)
+            watcher = await anonymous(node.url)
+            table = await wait_games(watcher, tid, 1)
+            await asyncio.sleep(1.0)  # (several director ticks: nothing may pair it)
+            table = await watcher.standings(tid)
+            assert table.round == 1
+            assert all(gone not in g.players for g in table.games or []), table.games
+            back = await enter(node.url, gone, tid)
+            bots.append(back)
+            await finish_all([back, *bots[1:]])
+            await watcher.close()
+        await check_against_records(node.url, tid)
+    finally:
+        await stop_node(node)
+
+
+@pytest.mark.timeout(120)
+async def test_an_arena_pairs_whoever_is_free_until_its_time_is_up(tmp_path: Path) -> None:
+    node = await start_node(serve_command("--store", "memory", "--admin-token", ADMIN))
+    try:
+        tid = await create(node.url, "--clock", "fixed:5", "--format", "arena", "--duration", "6")
+        async with entered([node.url], tid) as bots:
+            await arena_cmd("tournament", "start", tid, "--url", node.url, "--admin-token", ADMIN)
+            await finish_all(bots)
+        table = await check_against_records(node.url, tid, rounds_of=None)
+        assert table.summary is not None and table.summary.ends_at is not None
+        games = table.games or []
+        assert len(games) >= 4  # two waves at least in 6 s of 1-2 s games
+        last: dict[str, str] = {}
+        for g in games:  # never the same opponent twice in a row
+            a, b = g.players
+            assert last.get(a) != b or g.reason == "aborted", games
+            last[a], last[b] = b, a
+    finally:
+        await stop_node(node)
