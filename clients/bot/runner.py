@@ -19,6 +19,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, TextIO
 
+from websockets.exceptions import WebSocketException
+
 from clients.bot.brains import Brain, StruckOut
 from clients.bot.config import BotConfig
 from clients.bot.game_task import GameTask
@@ -30,7 +32,16 @@ from protocol import messages as m
 #: ``make_brain(strike, log)``: a fresh brain for one game
 BrainFactory = Callable[[Callable[[str], None], Callable[[str], None]], Brain]
 #: refusals of what the bot asks for that no retry can cure: the run stops (status 1)
-_FATAL = frozenset({"unknown_game", "bad_setup", "bad_request", "forbidden", "not_authenticated"})
+_FATAL = frozenset(
+    {
+        "unknown_game",
+        "bad_setup",
+        "bad_request",
+        "forbidden",
+        "not_authenticated",
+        "unknown_tournament",
+    }
+)
 #: brains started ahead of their games at most
 _WARM_MAX = 8
 #: messages kept for a room the runner has not met yet (quick match sends a few first)
@@ -251,7 +262,11 @@ class BotRunner:
     async def _enter_tournament(self, tid: str) -> None:
         """Enter (or re-enter, after a reconnect) and follow the standings: pairings come
         as ``matched``; the run ends when the tournament is over."""
-        await self.client.join_tournament(tid)
+        try:
+            await self.client.join_tournament(tid)
+        except ArenaError as exc:  # over while we were away (a reconnect): not a failure
+            if exc.code != "forbidden" or (await self.client.standings(tid)).status != "finished":
+                raise
         table = await self.client.subscribe_tournament(tid)
         self.say(f"tournament {tid}: entered ({table.status}, round {table.round})")
         self._standings(table)
@@ -453,7 +468,9 @@ class BotRunner:
                 for task in self.tasks.values():
                     task.feed(SimpleNamespace(type="room_closed", room=task.room))
                 return
-            except (OSError, ConnectionLost, TimeoutError, ArenaError) as exc:
+            except (OSError, ConnectionLost, TimeoutError, ArenaError, WebSocketException) as exc:
+                # (WebSocketException: a handshake cut short by a server going down or
+                # coming up, e.g. InvalidMessage; it ended the dispatcher, and the bot hung)
                 if time.monotonic() > deadline:
                     self.fatal = ConnectionError(f"cannot reconnect to {self.cfg.url}: {exc}")
                     self._changed.set()

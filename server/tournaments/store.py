@@ -188,8 +188,11 @@ class RedisStore(TournamentStore):
     ``<prefix>tournaments`` (ids by creation), ``<prefix>tournament-lease:<id>``."""
 
     def __init__(self, redis: Any, prefix: str) -> None:
+        from redis.exceptions import RedisError  # (only a Redis deployment needs redis-py)
+
         self.redis = redis
         self.prefix = prefix
+        self._failures = (RedisError, OSError, TimeoutError)
         self._swap = redis.register_script(_SWAP)
         self._hold = redis.register_script(_HOLD)
 
@@ -199,12 +202,8 @@ class RedisStore(TournamentStore):
     async def _do(self, coro: Any) -> Any:
         try:
             return await coro
-        except (OSError, TimeoutError) as exc:
+        except self._failures as exc:
             raise PresenceError(f"tournament store: {exc}") from exc
-        except Exception as exc:  # redis-py's errors (RedisError), not imported here
-            if type(exc).__module__.startswith("redis"):
-                raise PresenceError(f"tournament store: {exc}") from exc
-            raise
 
     async def ids(self) -> list[str]:
         return list(await self._do(self.redis.zrange(self._k("tournaments"), 0, -1)))
