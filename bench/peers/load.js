@@ -27,7 +27,7 @@ function moved(player) {
   const t = now();
   if (t >= cfg.start && t < cfg.end) {
     stats.count += 1;
-    if (stats.latencies.length < 200000) stats.latencies.push((t - player.sentAt) * 1000);
+    if (stats.latencies.length < 20000) stats.latencies.push((t - player.sentAt) * 1000);
   }
 }
 
@@ -185,12 +185,15 @@ async function idle() {
 async function main() {
   if (cfg.path === "idle") return idle();
   await Promise.all(Array.from({ length: cfg.pairs }, (_, i) => pairLoop(i)));
-  process.stdout.write(JSON.stringify(stats) + "\n");
-  process.exit(0);
+  report(0);
+}
+
+/** Print the figures and exit once they are written (a pipe is written asynchronously). */
+function report(code) {
+  process.stdout.write(JSON.stringify(stats) + "\n", () => process.exit(code));
 }
 
 main().catch((e) => {
   error(e);
-  process.stdout.write(JSON.stringify(stats) + "\n");
-  process.exit(1);
+  report(1);
 });

@@ -81,10 +81,13 @@ def tool_versions() -> dict[str, str]:
 
 def ensure_packages() -> None:
     """``npm ci`` into bench/peers/node_modules unless the pinned packages are there."""
-    marker = HERE / "node_modules" / ".package-lock.json"
-    lock = HERE / "package-lock.json"
-    if marker.exists() and marker.stat().st_mtime >= lock.stat().st_mtime:
-        return
+    marker = HERE / "node_modules" / ".package-lock.json"  # what npm installed
+    if marker.exists():
+        wanted = json.loads((HERE / "package-lock.json").read_text())["packages"]
+        have = json.loads(marker.read_text())["packages"]
+        # (optional packages of other platforms are in the lock, not installed)
+        if all(have.get(k) == v for k, v in wanted.items() if k and not v.get("optional")):
+            return
     print("bench/peers: installing the peers' npm packages (npm ci, once)...", flush=True)
     subprocess.run(
         ["npm", "ci", "--no-audit", "--no-fund", "--loglevel", "error"], cwd=HERE, check=True
