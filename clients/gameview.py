@@ -126,3 +126,12 @@ def collapsi_text(view: dict[str, Any]) -> str:
     if line:
         rows.append("  ".join(line))
     return "\n".join(rows)
+
+
+def clock_label(tc: Any) -> str:
+    """A wire time control as a lobby shows it: ``3+2``, ``30 s/move``, ``-``."""
+    if tc.kind == "fischer":
+        return f"{tc.base_ms / 60000:g}+{tc.increment_ms / 1000:g}"
+    if tc.kind == "per_move":
+        return f"{tc.ms / 1000:g} s/move"
+    return "-"

@@ -13,6 +13,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Select, Static
 
+from clients.gameview import clock_label
+from clients.tui.tournaments import TournamentsScreen
 from protocol import messages as m
 
 CLOCKS = [
@@ -70,6 +72,7 @@ class LobbyScreen(Screen[None]):
         Binding("q", "quick", "quick match"),
         Binding("l", "leaderboard", "leaderboard"),
         Binding("w", "watch", "watch selected"),
+        Binding("t", "tournaments", "tournaments"),
     ]
 
     def __init__(self) -> None:
@@ -84,6 +87,7 @@ class LobbyScreen(Screen[None]):
             yield Button("Create room", id="create")
             yield Button("Quick match", id="quick")
             yield Button("Leaderboard", id="leaderboard")
+            yield Button("Tournaments", id="tournaments")
         yield DataTable(id="rooms", cursor_type="row")
         with Horizontal(id="lobby-bottom"):
             yield Input(placeholder="room id or invite code: Enter joins", id="join")
@@ -172,6 +176,9 @@ class LobbyScreen(Screen[None]):
     def action_create(self) -> None:
         self.app.push_screen(CreateScreen())
 
+    def action_tournaments(self) -> None:
+        self.app.push_screen(TournamentsScreen())
+
     async def action_quick(self) -> None:
         value = self.query_one("#filter", Select).value
         await self.app.quick_match(value if isinstance(value, str) else "collapsi")  # type: ignore[attr-defined]
@@ -185,14 +192,6 @@ class LobbyScreen(Screen[None]):
         if table.row_count:
             key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
             await self.app.watch_room(str(key))  # type: ignore[attr-defined]
-
-
-def clock_label(tc: Any) -> str:
-    if tc.kind == "fischer":
-        return f"{tc.base_ms / 60000:g}+{tc.increment_ms / 1000:g}"
-    if tc.kind == "per_move":
-        return f"{tc.ms / 1000:g} s/move"
-    return "-"
 
 
 class CreateScreen(Screen[None]):
