@@ -275,7 +275,7 @@ function lobbyPage() {
   arena
     .request({ type: "list_tournaments" })
     .then((t) => {
-      tours.replaceChildren(...t.tournaments.map((x) => h("li", {}, link(`/tournament/${x.tournament}`, x.name), ` ${x.game} ${x.format} ${x.status} (${x.players} players)`)));
+      tours.replaceChildren(...t.tournaments.map((x) => h("li", {}, link(`/tournament/${x.tournament}`, x.name), ` ${x.game} ${String(x.format).replace("_", " ")} · ${x.status} · ${x.players} players`)));
       if (!t.tournaments.length) tours.append(h("li", { class: "muted" }, "no tournaments"));
     })
     .catch(() => {});
@@ -575,7 +575,9 @@ function gamePage(roomId) {
   return () => {
     offs.forEach((off) => off());
     clearInterval(tick);
-    if (state && state.role === "spectator") {
+    // a spectator leaves with the page; a player too once the game is over (a
+    // tournament's next pairing opens a new room, and rooms count towards a limit)
+    if (state && (state.role === "spectator" || state.status === "finished")) {
       arena.forget(roomId);
       arena.request({ type: "leave_room", room: roomId }).catch(() => {});
     }
@@ -634,26 +636,120 @@ function recordPage(recordId) {
   return () => document.removeEventListener("keydown", onKey);
 }
 
-// A tournament's standings, refreshed while the page is open.
+// A tournament: its summary, live standings (tournament_subscribe) and every game,
+// each one to watch while it is played and to replay once it is over.
 function tournamentPage(id) {
-  const body = h("tbody", { id: "standings" });
-  const head = h("h2", {}, `Tournament ${id}`);
-  const load = async () => {
-    try {
-      const s = await arena.request({ type: "get_standings", tournament: id });
-      head.textContent = `Tournament ${id} · ${s.status} · round ${s.round ?? "-"}`;
-      body.replaceChildren(...s.rows.map((r) => h("tr", {}, h("td", {}, String(r.rank)), h("td", {}, r.name), h("td", {}, String(r.points)), h("td", {}, String(r.games)), h("td", {}, `${r.wins}/${r.draws}/${r.losses}`))));
-    } catch (err) {
-      head.textContent = `Tournament ${id}: ${err.message}`;
-    }
+  const head = h("h2", { id: "tournament-head" }, `Tournament ${id}`);
+  const facts = h("p", { id: "tournament-facts", class: "muted" });
+  const actions = h("div", { class: "row", id: "tournament-actions" });
+  const rows = h("tbody", { id: "standings" });
+  const games = h("tbody", { id: "tournament-games" });
+  let last = null;
+  const draw = (s) => {
+    last = s;
+    const t = s.summary || {};
+    const rounds = t.format === "arena" ? "" : ` · round ${s.round ?? 0}${t.rounds ? ` of ${t.rounds}` : ""}`;
+    head.textContent = `${t.name || `Tournament ${id}`} · ${s.status}${t.cancelled ? " (cancelled)" : ""}${rounds}`;
+    head.dataset.status = s.status;
+    const ends = t.ends_at && s.status === "running" ? ` · ends ${new Date(t.ends_at).toLocaleTimeString()}` : "";
+    const starts = t.starts_at && s.status === "open" ? ` · starts ${new Date(t.starts_at).toLocaleTimeString()}` : "";
+    facts.textContent = t.game
+      ? `${t.game} ${t.variant}${t.rules && t.rules !== "standard" ? ` (${t.rules})` : ""} · ${String(t.format).replace("_", " ")} · ${t.players}${t.max_players ? `/${t.max_players}` : ""} players · ${fmtControl(t.time_control)} · ${t.rated ? "rated" : "casual"}${starts}${ends}`
+      : "";
+    rows.replaceChildren(
+      ...s.rows.map((r) =>
+        h(
+          "tr",
+          { "data-name": r.name, class: r.withdrawn ? "muted" : "" },
+          h("td", {}, String(r.rank)),
+          h("td", {}, r.name, r.withdrawn ? " (withdrawn)" : ""),
+          h("td", { class: "points" }, String(r.points)),
+          h("td", {}, String(r.games)),
+          h("td", {}, `${r.wins}/${r.draws}/${r.losses}`),
+          h("td", {}, String(r.tiebreak ?? "")),
+        ),
+      ),
+    );
+    if (!s.rows.length) rows.append(h("tr", {}, h("td", { colspan: 6, class: "muted" }, "no entries yet")));
+    const list = [...(s.games || [])].reverse(); // newest first: the live games on top
+    games.replaceChildren(
+      ...list.map((g) =>
+        h(
+          "tr",
+          { "data-room": g.room || "", "data-status": g.status },
+          h("td", {}, String(g.round ?? "")),
+          h("td", {}, g.players.map((p, i) => h("div", {}, p, g.points ? ` (${g.points[i]})` : ""))),
+          h(
+            "td",
+            {},
+            g.status === "playing" && g.room
+              ? link(`/game/${g.room}`, "watch live")
+              : g.record
+                ? link(`/record/${g.record}`, `replay (${String(g.reason ?? "over").replace("_", " ")})`)
+                : g.reason ?? g.status,
+          ),
+        ),
+      ),
+    );
+    if (!list.length) games.append(h("tr", {}, h("td", { colspan: 3, class: "muted" }, "no games yet")));
+    drawActions();
   };
-  main.append(h("section", {}, head, h("table", {}, h("thead", {}, h("tr", {}, ["rank", "name", "points", "games", "w/d/l"].map((x) => h("th", {}, x)))), body)));
-  load();
-  const timer = setInterval(load, 3000);
-  const off = arena.on("standings", (s) => { if (s.tournament === id) load(); });
+  const drawActions = () => {
+    const s = last;
+    actions.replaceChildren();
+    if (!s || s.status === "finished") return;
+    if (!arena.player || arena.player.guest) {
+      actions.append(h("span", { class: "muted" }, "sign in with a name and token to enter"));
+      return;
+    }
+    const me = s.rows.find((r) => r.name === arena.player.name);
+    const entered = me && !me.withdrawn;
+    const ask = (type, done) => async () => {
+      try {
+        await arena.request({ type, tournament: id });
+        flash(done);
+      } catch (err) {
+        flash(`${type.replace("_", " ")} refused: ${err.message}`);
+      }
+    };
+    actions.append(
+      entered
+        ? h("button", { id: "tournament-leave", onclick: ask("leave_tournament", "withdrawn") }, "withdraw")
+        : h("button", { id: "tournament-join", onclick: ask("join_tournament", "entered: your games open here") }, "enter"),
+    );
+  };
+  const subscribe = () =>
+    arena
+      .request({ type: "tournament_subscribe", tournament: id })
+      .then(draw)
+      .catch((err) => {
+        head.textContent = `Tournament ${id}: ${err.message}`;
+      });
+  main.append(
+    h(
+      "section",
+      { class: "tournament" },
+      h(
+        "div",
+        { class: "col wide" },
+        head,
+        facts,
+        actions,
+        h("h3", {}, "Standings"),
+        h("table", {}, h("thead", {}, h("tr", {}, ["rank", "name", "points", "games", "w/d/l", "tiebreak"].map((x) => h("th", {}, x)))), rows),
+      ),
+      h("div", { class: "col" }, h("h3", {}, "Games"), h("table", {}, h("thead", {}, h("tr", {}, ["round", "players", ""].map((x) => h("th", {}, x)))), games)),
+    ),
+  );
+  subscribe();
+  const offs = [
+    arena.on("standings", (s) => { if (s.tournament === id) draw(s); }),
+    arena.on("resumed", subscribe), // subscriptions end with the connection
+    arena.on("logged_in", () => { subscribe(); }),
+  ];
   return () => {
-    clearInterval(timer);
-    off();
+    offs.forEach((off) => off());
+    arena.request({ type: "tournament_unsubscribe", tournament: id }).catch(() => {});
   };
 }
 
@@ -667,6 +763,10 @@ arena.on("status", (status) => {
 arena.on("logged_in", () => renderAccount());
 arena.on("resumed", () => renderAccount());
 arena.on("error", (msg) => flash(`${msg.code}: ${msg.message}`));
+// a tournament pairing: the server seated us in a new room; open it, wherever we are
+arena.on("matched", (msg) => {
+  if (msg.tournament && location.pathname !== `/game/${msg.room}`) go(`/game/${msg.room}`);
+});
 arena.on("goodbye", (msg) => flash(`server: ${msg.reason}${msg.message ? ` (${msg.message})` : ""}`));
 
 arena
