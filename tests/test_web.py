@@ -273,6 +273,9 @@ async def test_watch_a_bot_game_from_the_lobby_to_game_over(
     winner = ev.result.winner
     assert ["ann", "bob"][winner] in await banner.inner_text()
     assert await page.locator("#spectators").inner_text() == "1 watching"
+    viewer = await arena.client()
+    await viewer.watch(room)  # the count is live (the spectators notice)
+    await page.locator("#spectators").filter(has_text="2 watching").wait_for(timeout=10_000)
     assert page.errors == []  # type: ignore[attr-defined]
 
 

@@ -558,7 +558,12 @@ function gamePage(roomId) {
     drawAll();
     window.arenaStats.eventsDrawn += 1;
   };
-  const offs = [arena.on("room_state", onState), arena.on("room_event", onEvent)];
+  const onSpectators = (msg) => {
+    if (msg.room !== roomId || !state) return;
+    state.spectators = msg.count; // (the live count: not a room event)
+    drawSide();
+  };
+  const offs = [arena.on("room_state", onState), arena.on("room_event", onEvent), arena.on("spectators", onSpectators)];
   const tick = setInterval(() => {
     if (!state || !state.clock || state.status !== "playing") return;
     for (const node of side.querySelectorAll("[data-clock]")) node.textContent = clockText(Number(node.dataset.clock));
