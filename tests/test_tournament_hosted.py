@@ -112,6 +112,7 @@ async def check_against_records(url: str, tid: str, rounds_of: int | None = 1) -
             assert g.record is not None, g
             rec = await c.get_record(g.record)
             assert rec.data.players == g.players
+            assert rec.rated == bool(table.summary and table.summary.rated)
             assert rec.data.result.reason == g.reason
             w = rec.data.result.winner
             assert g.points == ([0.5, 0.5] if w is None else [float(i == w) for i in range(2)])
@@ -156,7 +157,7 @@ async def test_four_arena_bots_play_a_hosted_round_robin_that_a_spectator_watche
         serve_command("--data-dir", str(tmp_path / "data"), "--admin-token", ADMIN)
     )
     try:
-        tid = await create(node.url, "--clock", "fixed:5", "--format", "round-robin")
+        tid = await create(node.url, "--clock", "fixed:5", "--format", "round-robin", "--rated")
         listed = await arena_cmd("tournament", "list", "--url", node.url)
         assert tid in listed and "open" in listed
         spectator = await anonymous(node.url)
@@ -170,6 +171,10 @@ async def test_four_arena_bots_play_a_hosted_round_robin_that_a_spectator_watche
         table = await check_against_records(node.url, tid)
         (game,) = [g for g in table.games or [] if g.room == room]
         assert over.record == game.record and state.seats[0].player.name == game.players[0]
+        assert over.ratings, "a rated tournament's games are rated as usual"
+        board = await spectator.leaderboard("collapsi")
+        assert {e.name for e in board} == set(NAMES)
+        assert all(e.games == 3 for e in board)
         await spectator.close()
         shown = await arena_cmd("tournament", "standings", tid, "--url", node.url)
         assert "finished" in shown and all(n in shown for n in NAMES)

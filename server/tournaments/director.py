@@ -47,6 +47,8 @@ class Director:
         #: told when a tournament's document changed here (subscribers' pushes)
         self.changed: asyncio.Event = asyncio.Event()
         self._seen: dict[str, int] = {}
+        #: pairings whose room was refused (logged once)
+        self._refused: set[tuple[str, tuple[str, ...]]] = set()
 
     async def run(self) -> None:
         down = False
@@ -160,6 +162,9 @@ class Director:
         return out
 
     async def _session(self, name: str, sid: str) -> Session | None:
+        """The entrant's session if it is connected. (Several nodes: a session held by
+        another live node counts as connected; one that dropped there is seen as such
+        only when its grace period ends.)"""
         arena = self.arena
         key = name_key(name)
         s = arena.sessions.get(sid)
@@ -181,5 +186,8 @@ class Director:
         try:
             return await open_pairing(self.arena, doc["settings"], order, doc["id"], rnd)
         except ProtocolError as exc:  # a refused room (a player's room limit): again later
-            log.warning("tournament_pairing_refused", tournament=doc["id"], code=str(exc.code))
+            key = (doc["id"], tuple(pending["players"]))
+            if key not in self._refused:  # said once, not at every tick
+                self._refused.add(key)
+                log.warning("tournament_pairing_refused", tournament=doc["id"], code=str(exc.code))
             return None
