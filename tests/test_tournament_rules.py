@@ -3,6 +3,7 @@ a document moving on (server.tournaments.rules) and its table (server.tournament
 
 from __future__ import annotations
 
+import copy
 import itertools
 from collections import Counter
 from typing import Any
@@ -137,3 +138,21 @@ def test_too_few_entrants_at_the_start_cancel_and_a_cancel_waits_for_running_gam
     rules.advance(d, 30)
     assert d["status"] == "finished" and d["cancelled"]
     assert [r.points for r in table.rows(d)] == [1.0, 0.0, 0.0]
+
+
+def test_one_director_at_a_time_opens_a_pairing_and_a_dead_ones_claim_lapses() -> None:
+    d = doc("round_robin", ["a", "b"], rounds=1)
+    rules.start(d, 0)
+    rules.advance(d, 1)
+    (p,) = d["pending"]
+    rules.claim(d, p, "node-a:1", now=100, ttl_ms=5000)
+    rules.claim(d, p, "node-b:1", now=200, ttl_ms=5000)  # a lapsed lease: a second director
+    assert rules.claimed(d, "node-b:1") is None
+    mine = copy.deepcopy(rules.claimed(d, "node-a:1"))  # (a director holds its own copy)
+    assert mine is not None
+    rules.claim(d, p, "node-b:2", now=5200, ttl_ms=5000)  # node-a died meanwhile
+    theirs = rules.claimed(d, "node-b:2")
+    assert theirs is not None and rules.claimed(d, "node-a:1") is None
+    rules.opened(d, mine, "r-late")  # node-a's room, too late: not a game of the tournament
+    rules.opened(d, theirs, "r-b")
+    assert [g["room"] for g in d["games"]] == ["r-b"] and d["pending"] == []

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 import time
 from typing import Any
 
@@ -113,11 +114,27 @@ class Director:
         for pending in list(doc["pending"]):
             if not all(n in present for n in pending["players"]):
                 continue  # not paired until back (PROTOCOL.md, Tournaments)
-            room = await self._open(doc, pending, present)
-            if room is not None:
-                doc = await self._update(tid, lambda d, p=pending, r=room: rules.opened(d, p, r))
-                if doc is None:
-                    return None
+            doc = await self._pair(tid, pending, present)
+            if doc is None:
+                return None
+        return doc
+
+    async def _pair(
+        self, tid: str, pending: dict[str, Any], present: dict[str, Session]
+    ) -> Doc | None:
+        """Claim the pairing, open its room, record it as a game (see rules.claim)."""
+        token = f"{self.arena.node}:{secrets.token_hex(4)}"
+        ttl = int(max(5.0, 3 * self.arena.config.lease_ttl) * 1000)
+        doc = await self._update(tid, lambda d: rules.claim(d, pending, token, now_ms(), ttl))
+        mine = None if doc is None else rules.claimed(doc, token)
+        if doc is None or mine is None:
+            return doc  # another director has it
+        room = await self._open(doc, mine, present)
+        if room is None:
+            return await self._update(tid, lambda d: rules.unclaim(d, token))
+        doc = await self._update(tid, lambda d: rules.opened(d, mine, room))
+        if doc is not None and not any(g["room"] == room for g in doc["games"]):
+            log.warning("tournament_room_orphaned", tournament=tid, room=room)
         return doc
 
     async def _update(self, tid: str, change: Any) -> Doc | None:

@@ -78,8 +78,38 @@ def score(doc: Doc, room: str, record_id: str | None, result: dict[str, Any] | N
     g["points"] = [0.5, 0.5] if w is None else [1.0 if i == w else 0.0 for i in range(2)]
 
 
+def _key(p: dict[str, Any]) -> tuple[Any, ...]:
+    return (p["round"], tuple(p["players"]), p.get("aborts", 0))
+
+
+def claim(doc: Doc, pending: dict[str, Any], token: str, now: int, ttl_ms: int) -> None:
+    """``token`` (a director) takes the pairing to open its room, unless another one
+    holds a claim younger than ``ttl_ms``: two directors (a lease that lapsed under load)
+    never open two rooms for one pairing; a claim whose node died lapses."""
+    for p in doc["pending"]:
+        if _key(p) == _key(pending):
+            c = p.get("claim")
+            if c is None or now - c["at"] > ttl_ms:
+                p["claim"] = {"by": token, "at": now}
+            return
+
+
+def claimed(doc: Doc, token: str) -> dict[str, Any] | None:
+    return next((p for p in doc["pending"] if p.get("claim", {}).get("by") == token), None)
+
+
+def unclaim(doc: Doc, token: str) -> None:
+    """The room could not be opened: the pairing waits for another try."""
+    p = claimed(doc, token)
+    if p is not None:
+        del p["claim"]
+
+
 def opened(doc: Doc, pending: dict[str, Any], room: str) -> None:
-    """A pending pairing got its room: it is a running game now."""
+    """A pending pairing got its room: it is a running game now. (Nothing if the pairing
+    is no longer pending, as claimed: the caller sees the room is not among the games.)"""
+    if pending not in doc["pending"]:
+        return
     doc["pending"] = [p for p in doc["pending"] if p != pending]
     doc["games"].append(
         {
