@@ -75,6 +75,14 @@ class ErrorCode(StrEnum):
     INTERNAL = "internal"
 
 
+_CODES = frozenset(c.value for c in ErrorCode)
+
+
+def is_error_code(code: object) -> bool:
+    """Is ``code`` one of :class:`ErrorCode`'s (an error that may go on the wire as is)?"""
+    return isinstance(code, str) and code in _CODES
+
+
 @dataclass(frozen=True, slots=True)
 class ErrorInfo:
     """What a code means, and what happens to the connection after it."""

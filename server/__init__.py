@@ -10,8 +10,9 @@ one node and across nodes). In short:
 - :mod:`server.connection`: one client connection; a reader that rate-limits
   and decodes, and a writer task that drains a bounded queue (a client that
   does not read is dropped, close code 4003).
-- :mod:`server.room_state`: what a room is, sans I/O (``decide``, ``apply``,
-  ``restore``); :mod:`server.room`: one actor (task + inbox) per room around it;
+- :mod:`server.room_state`, :mod:`server.room_commands`, :mod:`server.room_replay`:
+  what a room is, sans I/O (``apply``, ``decide``, ``restore``); :mod:`server.room`:
+  one actor (task + inbox) per room around it;
   every event is appended to the room's log in
   presence, which gives it its ``seq``, before anyone is sent it.
 - :mod:`server.presence`: everything shared, behind one async interface

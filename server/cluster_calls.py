@@ -17,7 +17,7 @@ from typing import Any
 
 import structlog
 
-from protocol.errors import ErrorCode, ProtocolError
+from protocol.errors import ErrorCode, ProtocolError, is_error_code
 from protocol.outgoing import Outgoing
 from server import node_messages as nm
 from server.cluster_remote import ROOM_CALLS, RemoteRoom
@@ -236,7 +236,7 @@ class ForwardedCalls:
             self.send(origin, nm.Reply(rid, ok=task.result()))
             return
         code = getattr(exc, "code", None)
-        if not isinstance(code, str) or code not in ErrorCode._value2member_map_:
+        if not is_error_code(code):
             log.error("forwarded_call_failed", error=repr(exc))
             code = str(ErrorCode.INTERNAL)
         err = {"code": str(code), "message": getattr(exc, "message", None) or str(exc)}

@@ -24,7 +24,7 @@ from websockets.protocol import State
 
 from protocol import messages as m
 from protocol.codec import decode_client, decode_frame
-from protocol.errors import CloseCode, ErrorCode, ProtocolError
+from protocol.errors import CloseCode, ErrorCode, ProtocolError, is_error_code
 from protocol.limits import MAX_SEQ, DecodeLimits
 from protocol.outgoing import Outgoing
 from protocol.session import Phase, admit
@@ -344,7 +344,7 @@ class Connection:
                 self.close(err.close_code or CloseCode.PROTOCOL_ERROR, str(err.code))
         except Exception as exc:  # a bug must not kill the connection or the server
             code = getattr(exc, "code", None)
-            if isinstance(code, str) and code in ErrorCode._value2member_map_:
+            if is_error_code(code):
                 self.send_error(ProtocolError(code, str(exc), re=msg.id))
             else:
                 self.log.exception("request_failed", type=msg.type)

@@ -7,7 +7,7 @@ import pytest
 from protocol import ErrorCode, ProtocolError, choose_version, decode_client, encode
 from protocol.client import Hello, JoinRoom, Login, MakeMove
 from protocol.codec import decode_server
-from protocol.errors import ERROR_INFO, CloseCode
+from protocol.errors import ERROR_INFO, CloseCode, is_error_code
 from protocol.server import Error
 
 
@@ -77,3 +77,10 @@ def test_hello_frame_kind_is_kept() -> None:
     hello = Hello(versions=[1], software="test/1")
     assert decode_client(encode(hello, binary=True)) == hello
     assert decode_client(encode(hello, binary=False)) == hello
+
+
+def test_is_error_code_knows_exactly_the_codes() -> None:
+    """What a server may pass on as an error code (anything else is ``internal``)."""
+    assert all(is_error_code(c.value) and is_error_code(c) for c in ErrorCode)
+    for other in ("no_such_code", "", None, 3, "INTERNAL", b"internal"):
+        assert not is_error_code(other)
