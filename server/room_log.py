@@ -106,19 +106,7 @@ class RoomLog:
         if not MEMBERSHIP_EVENTS.isdisjoint(types):
             meta = self._members_meta()  # the members as they are after the last one
         owner = self.arena.cluster.owner
-        presence = self.arena.presence
-        if len(logged) > 1:
-            await presence.append_packed_many(self.id, logged, first, owner, meta, summary)
-        elif meta is None:
-            wire, packed = logged[0]
-            await presence.append_packed(
-                self.id, wire, packed, expected_seq=first, owner=owner, lobby=summary
-            )
-        else:
-            wire, packed = logged[0]
-            await presence.append_packed_saving_room(
-                self.id, wire, packed, first, meta, owner, summary
-            )
+        await self.arena.presence.append(self.id, logged, first, owner, meta, summary)
         if meta is not None:
             self._saved_meta = meta
 

@@ -501,3 +501,28 @@ async def test_records(presence: Presence) -> None:
     assert [x["game_id"] for x in await presence.list_records(player="ann")] == ["g3", "g1"]
     assert [x["game_id"] for x in await presence.list_records(game="collecto")] == ["g2"]
     assert (await presence.list_records(game="collecto"))[0]["record"] == r2
+
+
+async def test_the_one_append_a_room_calls(presence: Presence) -> None:
+    """``append``: one event, one with the room's members saved first, several at once;
+    each fenced by the lease and the seq, the lobby entry with the last."""
+    assert await presence.acquire_room("r1", "node-a", ttl=5)
+    joined = {"type": "player_joined", "room": "r1", "seq": 1, "player": {"name": "é"}}
+    meta = {"game": "collapsi", "invite": None, "members": {"s1": {"role": "player"}}}
+    assert await presence.append("r1", [(joined, msgpack.packb(joined))], 1, "node-a", meta) == 1
+    assert await presence.get_room("r1") == meta
+    ready = {"type": "ready_changed", "room": "r1", "seq": 2, "seat": 0, "ready": True}
+    summary = {"room": "r1", "status": "waiting"}
+    one = [(ready, msgpack.packb(ready))]
+    assert await presence.append("r1", one, 2, "node-a", lobby=summary) == 2
+    assert await presence.lobby_list() == [summary]
+    freed = {"type": "seat_freed", "room": "r1", "seq": 3, "seat": 0}
+    left = {"type": "player_left", "room": "r1", "seq": 4, "name": "é"}
+    two = [(freed, msgpack.packb(freed)), (left, msgpack.packb(left))]
+    with pytest.raises(LeaseLost):
+        await presence.append("r1", two, 3, "node-b")
+    with pytest.raises(SeqConflict):
+        await presence.append("r1", two, 4, "node-a")
+    assert await presence.append("r1", two, 3, "node-a", {**meta, "members": {}}) == 4
+    assert await presence.read_events("r1") == [joined, ready, freed, left]
+    assert await presence.get_room("r1") == {**meta, "members": {}}

@@ -284,6 +284,31 @@ class Presence(ABC):
             )
         return seq
 
+    async def append(
+        self,
+        room_id: str,
+        logged: list[tuple[JSON, bytes]],
+        first: int,
+        owner: str | None = None,
+        meta: JSON | None = None,
+        lobby: JSON | None = None,
+    ) -> int:
+        """The one append a room calls: ``logged`` (event, packed) from seq ``first``,
+        fenced by ``owner``'s lease; with ``meta`` the room's settings and members saved
+        first, with ``lobby`` its lobby entry after; returns the last seq. Each store
+        implements the shapes it can do in one round trip (:meth:`append_packed`,
+        :meth:`append_packed_saving_room`, :meth:`append_packed_many`)."""
+        if len(logged) > 1:
+            return await self.append_packed_many(room_id, logged, first, owner, meta, lobby)
+        event, packed = logged[0]
+        if meta is None:
+            return await self.append_packed(
+                room_id, event, packed, expected_seq=first, owner=owner, lobby=lobby
+            )
+        return await self.append_packed_saving_room(
+            room_id, event, packed, first, meta, owner, lobby
+        )
+
     @abstractmethod
     async def read_events(
         self, room_id: str, after_seq: int = 0, limit: int | None = None
