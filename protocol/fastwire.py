@@ -111,12 +111,7 @@ def move_made_wire(
         "position": position,
         "view": view,
     }
-    if to_move is not None:
-        wire["to_move"] = to_move
-    wire["legal_moves"] = legal_moves
-    if clocks is not None:
-        wire["clock"] = {"remaining_ms": list(clocks), "running": to_move}
-    return wire
+    return _with_turn(wire, to_move, legal_moves, clocks)
 
 
 def game_started_wire(
@@ -143,6 +138,14 @@ def game_started_wire(
         "position": position,
         "view": view,
     }
+    return _with_turn(wire, to_move, legal_moves, clocks)
+
+
+def _with_turn(
+    wire: dict[str, Any], to_move: int | None, legal_moves: list[str], clocks: Sequence[int] | None
+) -> dict[str, Any]:
+    """``wire`` with the fields every position-carrying event ends with, in the models'
+    order: ``to_move`` (left out when null), ``legal_moves``, ``clock`` (left out untimed)."""
     if to_move is not None:
         wire["to_move"] = to_move
     wire["legal_moves"] = legal_moves
