@@ -26,6 +26,7 @@ import asyncio
 import cProfile
 import gc
 import os
+import pstats
 import statistics
 import sys
 import time
@@ -206,9 +207,11 @@ async def run(
         if profiler is not None:
             profiler.disable()
         moves, played = moves + counts[0], played + counts[1]
+    calls = None
     if profiler is not None and profile:
         profiler.dump_stats(profile)
-    return {"us_per_move": per_move, "moves_per_game": moves / played}
+        calls = pstats.Stats(profiler).total_calls / moves  # a count load does not move
+    return {"us_per_move": per_move, "moves_per_game": moves / played, "calls_per_move": calls}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -230,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
         f"median {statistics.median(cpu):.1f} us over {len(cpu)} rounds; "
         f"{res['moves_per_game']:.2f} moves per game"
     )
+    if res["calls_per_move"] is not None:
+        print(f"Python function calls per move (profiled): {res['calls_per_move']:.1f}")
     return 0
 
 

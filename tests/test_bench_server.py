@@ -75,3 +75,15 @@ def test_bench_server_cpu_tiny_run() -> None:
     assert "CPU per move (server and clients, no syscalls): min " in proc.stdout
     per_game = float(proc.stdout.split(";")[-1].split()[0])
     assert 2 <= per_game <= 20, proc.stdout  # real Collapsi games were played
+
+
+def test_bench_server_cpu_counts_calls_per_move(tmp_path: Path) -> None:
+    """bench/server_cpu.py --profile: also Python calls per move, a count load does not move."""
+    cmd = [sys.executable, str(ROOT / "bench" / "server_cpu.py"), "--pairs", "2", "--games", "1"]
+    cmd += ["--rounds", "2", "--profile", str(tmp_path / "prof")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    line = proc.stdout.strip().splitlines()[-1]
+    assert line.startswith("Python function calls per move (profiled): "), line
+    assert 100 < float(line.split(": ")[1]) < 100_000, line  # hundreds of calls, never none
+    assert (tmp_path / "prof").stat().st_size > 0
