@@ -360,3 +360,46 @@ async def test_an_arena_pairs_whoever_is_free_until_its_time_is_up(tmp_path: Pat
             last[a], last[b] = b, a
     finally:
         await stop_node(node)
+
+
+@pytest.mark.timeout(120)
+async def test_a_player_who_leaves_loses_the_rest_by_forfeit_and_the_others_finish(
+    tmp_path: Path,
+) -> None:
+    """A round robin of two bots and a player on the protocol who withdraws after the
+    start: her unplayed games are forfeits (no room, no record), any game she was
+    already matched into she leaves, and the bots' own game decides the rest."""
+    node = await start_node(serve_command("--store", "memory", "--admin-token", ADMIN))
+    try:
+        tid = await create(node.url, "--clock", "fixed:5", "--format", "round-robin")
+        eve = Client(node.url)
+        await eve.connect()
+        await eve.login("eve", token=strong("tok-eve"))
+        await eve.join_tournament(tid)
+        bots = [await enter(node.url, n, tid) for n in NAMES[:2]]
+        try:
+            await arena_cmd("tournament", "start", tid, "--url", node.url, "--admin-token", ADMIN)
+            await eve.leave_tournament(tid)
+            with contextlib.suppress(TimeoutError):  # matched before she left: she walks out
+                matched = await eve.next("matched", timeout=1.0)
+                await eve.leave(matched.room)
+            for b in bots:
+                code, lines, err = await b.finish(90, others=tuple(bots))
+                assert code == 0, (lines, err)
+        finally:
+            for b in bots:
+                if b.proc.returncode is None:
+                    b.proc.kill()
+                    await b.proc.wait()
+        table = await eve.standings(tid)
+        await eve.close()
+        assert table.status == "finished"
+        rows = {r.name: r for r in table.rows}
+        assert rows["eve"].withdrawn and rows["eve"].points == 0
+        assert rows["ava"].points + rows["ben"].points == 3  # two wins over eve, one game
+        forfeits = [g for g in table.games or [] if g.reason == "forfeit"]
+        assert forfeits and all(g.record is None and "eve" in g.players for g in forfeits)
+        (played,) = [g for g in table.games or [] if set(g.players) == {"ava", "ben"}]
+        assert played.record is not None
+    finally:
+        await stop_node(node)
