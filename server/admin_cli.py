@@ -1,8 +1,9 @@
 """``arena admin``: back up, restore and export the data dir of the SQLite store.
 
 - ``backup OUT``: a consistent copy of the database through SQLite's online backup
-  API, safe while the server runs (WAL: the server goes on writing meanwhile).
-- ``restore BACKUP``: the data dir's database replaced by a backup, only while no
+  API, safe while the server runs (WAL: the server goes on writing meanwhile), with
+  the tournaments (their own database, ``tournaments.sqlite3``) copied into it too.
+- ``restore BACKUP``: the data dir's databases replaced by a backup's, only while no
   server runs on it (its lock is taken for the time of the restore).
 - ``export``: every finished game's record as JSON lines, oldest first, each
   ``{"game_id": ..., "record": {...}}`` (what ``get_record`` serves).
@@ -25,6 +26,8 @@ from server.presence.sqlite_schema import (
     lock_data_dir,
     unlock_data_dir,
 )
+from server.tournaments.store import DB_FILE as TOURNAMENTS_DB
+from server.tournaments.store import SCHEMA as TOURNAMENTS_SCHEMA
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -77,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
         src = _open_existing(db)
         _copy(src, args.file)
         src.close()
+        _backup_tournaments(data_dir / TOURNAMENTS_DB, args.file)
         print(f"backed up {db} to {args.file}")
     elif args.action == "restore":
         src = _open_existing(args.file)
@@ -86,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(str(exc)) from None
         try:
             _copy(src, db)
+            _restore_tournaments(db, data_dir / TOURNAMENTS_DB)
         finally:
             unlock_data_dir(fd)
             src.close()
@@ -93,6 +98,50 @@ def run(args: argparse.Namespace) -> int:
     else:
         _export(_open_existing(db), args.out)
     return 0
+
+
+def _tournaments_table(schema: str) -> str:
+    return TOURNAMENTS_SCHEMA.replace("EXISTS tournaments", f"EXISTS {schema}.tournaments")
+
+
+def _backup_tournaments(live: Path, backup: Path) -> None:
+    """The tournaments' table, copied into the backup file (one file to keep)."""
+    if not live.is_file():
+        return
+    conn = sqlite3.connect(backup)
+    try:
+        conn.execute("ATTACH DATABASE ? AS t", (f"file:{live}?mode=ro",))
+        with conn:
+            conn.execute(
+                TOURNAMENTS_SCHEMA.replace("EXISTS tournaments", "EXISTS main.tournaments")
+            )
+            conn.execute("INSERT INTO main.tournaments SELECT * FROM t.tournaments")
+    except sqlite3.Error as exc:
+        raise CliError(f"cannot copy the tournaments of {live}: {exc}") from None
+    finally:
+        conn.close()
+
+
+def _restore_tournaments(db: Path, target: Path) -> None:
+    """A restored database's tournaments table goes back to its own database."""
+    conn = sqlite3.connect(db)
+    try:
+        found = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tournaments'"
+        ).fetchone()
+        if not found:
+            return
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{target}{suffix}").unlink(missing_ok=True)
+        conn.execute("ATTACH DATABASE ? AS t", (str(target),))
+        with conn:
+            conn.execute(_tournaments_table("t"))
+            conn.execute("INSERT INTO t.tournaments SELECT * FROM main.tournaments")
+            conn.execute("DROP TABLE main.tournaments")
+    except sqlite3.Error as exc:
+        raise CliError(f"cannot restore the tournaments into {target}: {exc}") from None
+    finally:
+        conn.close()
 
 
 def _export(conn: sqlite3.Connection, out: Path | None) -> None:

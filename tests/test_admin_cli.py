@@ -1,4 +1,5 @@
-"""``arena admin backup/restore/export`` as a user runs them, on a real server's data dir."""
+"""``arena admin backup/restore/export`` as a user runs them, on a real server's data dir
+(its tournaments, kept in their own database, included)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,24 @@ from arena_process import run_arena, serve_command, start_node
 from test_server_process import finished_game
 
 from clients.client import Client
+from protocol import messages as m
+
+ADMIN = "admin-cli-test-admin-token-0123"
 
 
 async def test_backup_while_serving_export_and_restore_elsewhere(tmp_path: Path) -> None:
     data, copy, backup = tmp_path / "data", tmp_path / "copy", tmp_path / "backup.db"
-    node = await start_node(serve_command("--data-dir", str(data)))
+    node = await start_node(serve_command("--data-dir", str(data), "--admin-token", ADMIN))
     try:
         record_id, moves, ann = await finished_game(node.url)
         await ann.close()
+        async with Client(node.url) as operator:
+            made = await operator.request(
+                m.CreateTournament(
+                    admin_token=ADMIN, name="Kept", game="collapsi", format="swiss", rounds=2
+                )
+            )
+            tid = made.tournament.tournament
         done = run_arena("admin", "--data-dir", str(data), "backup", str(backup))  # online
         assert done.returncode == 0, done.stderr
         exported = run_arena("admin", "--data-dir", str(data), "export")
@@ -38,6 +49,8 @@ async def test_backup_while_serving_export_and_restore_elsewhere(tmp_path: Path)
             rec = await reader.get_record(record_id)
             assert rec.data.moves == moves
             assert [e.name for e in await reader.leaderboard("collapsi")] == ["ann", "bob"]
+            listed = await reader.request(m.ListTournaments())
+            assert [(t.tournament, t.name) for t in listed.tournaments] == [(tid, "Kept")]
     finally:
         node.kill9()
         await node.proc.wait()

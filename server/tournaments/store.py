@@ -107,11 +107,20 @@ class MemoryStore(TournamentStore):
         return True
 
 
+#: the one-node tournament database, in the data dir beside the presence's
+DB_FILE = "tournaments.sqlite3"
+#: its table (``arena admin backup`` copies it into the backup file under this name)
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS tournaments (n INTEGER PRIMARY KEY,"
+    " id TEXT UNIQUE NOT NULL, version INTEGER NOT NULL, doc TEXT NOT NULL)"
+)
+
+
 class SqliteStore(TournamentStore):
     """``tournaments.sqlite3`` in the data dir; one node (its lease is always held)."""
 
     def __init__(self, data_dir: str | Path) -> None:
-        self.path = Path(data_dir) / "tournaments.sqlite3"
+        self.path = Path(data_dir) / DB_FILE
         self._conn: sqlite3.Connection | None = None
         self._lock = threading.Lock()
 
@@ -121,10 +130,7 @@ class SqliteStore(TournamentStore):
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 conn = sqlite3.connect(self.path, check_same_thread=False)
                 conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute(
-                    "CREATE TABLE IF NOT EXISTS tournaments (n INTEGER PRIMARY KEY,"
-                    " id TEXT UNIQUE NOT NULL, version INTEGER NOT NULL, doc TEXT NOT NULL)"
-                )
+                conn.execute(SCHEMA)
                 self._conn = conn
             with self._conn:  # one transaction: committed (or rolled back) here
                 cur = self._conn.execute(sql, params)
