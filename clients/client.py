@@ -42,6 +42,10 @@ SOFTWARE = "arena-client/0.1"
 TURN_EVENTS = ("game_started", "move_made", "player_eliminated")
 
 
+#: how often a patient client sends a request refused ``rate_limited`` again
+PATIENT_TRIES = 20
+
+
 class ArenaError(Exception):
     """An ``error`` reply from the server (or a refused local request)."""
 
@@ -132,8 +136,14 @@ class Client:
         max_size: int = 1 << 20,
         open_timeout: float = 10.0,
         auto_reconnect: float = 0.0,
+        patient: bool = False,
     ) -> None:
         self.url = url
+        #: a request refused ``rate_limited`` is sent again after its ``retry_after``
+        #: (a refused frame was not processed: PROTOCOL.md, "rate"), up to
+        #: :data:`PATIENT_TRIES` times, instead of raising: for programs that play at
+        #: machine speed (bots), whose every request matters
+        self.patient = patient
         #: seconds to keep trying to resume by itself after the server said ``goodbye``
         #: ``shutdown`` (a restart) or the connection dropped without a goodbye (0: never)
         self.auto_reconnect = auto_reconnect
@@ -438,7 +448,16 @@ class Client:
             raise ConnectionLost(str(exc)) from None
 
     async def request(self, msg: BaseModel, timeout: float = 10.0) -> Any:
-        """Send ``msg`` with a fresh id and return the reply (raise its error)."""
+        """Send ``msg`` with a fresh id and return the reply (raise its error); a patient
+        client waits out ``rate_limited`` refusals and sends it again."""
+        for _ in range(PATIENT_TRIES if self.patient else 0):
+            try:
+                return await self._request_once(msg, timeout)
+            except RateLimitedError as exc:
+                await asyncio.sleep((exc.retry_after or 50) / 1000)
+        return await self._request_once(msg, timeout)
+
+    async def _request_once(self, msg: BaseModel, timeout: float) -> Any:
         rid = next(self._ids)
         msg = msg.model_copy(update={"id": rid})
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()

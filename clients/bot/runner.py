@@ -85,7 +85,7 @@ class BotRunner:
         self.cfg = config
         self.make_brain = make_brain
         self.out = out
-        self.client = Client(config.url, keep_events=False)
+        self.client = Client(config.url, keep_events=False, patient=True)
         self.tasks: dict[str, GameTask] = {}
         self.strikes: list[str] = []
         self.fatal: BaseException | None = None
