@@ -595,6 +595,7 @@ class Client:
         variant: str | None = None,
         time_control: Any = None,
         rated: bool = True,
+        bots: bool = True,
     ) -> m.Queued:
         return await self.request(
             m.QuickMatch(
@@ -603,11 +604,42 @@ class Client:
                 variant=variant,
                 time_control=time_control or m.Untimed(),
                 rated=rated,
+                bots=bots,
             )
         )
 
     async def cancel_quick_match(self) -> None:
         await self.request(m.CancelQuickMatch())
+
+    async def challenge(
+        self,
+        name: str,
+        game: str,
+        *,
+        rules: str | None = None,
+        variant: str | None = None,
+        time_control: Any = None,
+        rated: bool = False,
+    ) -> m.ChallengeSent:
+        return await self.request(
+            m.Challenge(
+                name=name,
+                game=game,
+                rules=rules,
+                variant=variant,
+                time_control=time_control or m.Untimed(),
+                rated=rated,
+            )
+        )
+
+    async def accept_challenge(self, challenge: str) -> None:
+        await self.request(m.AcceptChallenge(challenge=challenge))
+
+    async def decline_challenge(self, challenge: str) -> None:
+        await self.request(m.DeclineChallenge(challenge=challenge))
+
+    async def cancel_challenge(self, challenge: str) -> None:
+        await self.request(m.CancelChallenge(challenge=challenge))
 
     # -- room -----------------------------------------------------------------------------
     async def take_seat(self, room: str, seat: int | None = None) -> None:

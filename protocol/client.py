@@ -183,6 +183,8 @@ class QuickMatch(ClientBase):
     variant: GameName | None = None
     time_control: TimeControl = Untimed()
     rated: bool = True
+    bots: bool = True
+    """``false``: never be paired with a bot (a human's choice; a bot's entry ignores it)."""
 
 
 class CancelQuickMatch(ClientBase):
@@ -384,6 +386,42 @@ class GetStandings(ClientBase):
     tournament: Id
 
 
+class Challenge(ClientBase):
+    """Challenge the online player (or bot) ``name`` to a game; answered by
+    ``challenge_sent``. The other side gets ``challenged`` at once; an accept seats you
+    both as quick match does (``matched``...), a decline or cancel ends it
+    (``challenge_ended``)."""
+
+    type: Literal["challenge"] = "challenge"
+    name: Name
+    game: GameName
+    rules: GameName | None = None
+    variant: GameName | None = None
+    time_control: TimeControl = Untimed()
+    rated: bool = False
+
+
+class AcceptChallenge(ClientBase):
+    """Accept a challenge you received (``challenged``); answered by ``ack``, then ``matched``."""
+
+    type: Literal["accept_challenge"] = "accept_challenge"
+    challenge: Id
+
+
+class DeclineChallenge(ClientBase):
+    """Decline a challenge you received; answered by ``ack``."""
+
+    type: Literal["decline_challenge"] = "decline_challenge"
+    challenge: Id
+
+
+class CancelChallenge(ClientBase):
+    """Take back a challenge you sent; answered by ``ack``."""
+
+    type: Literal["cancel_challenge"] = "cancel_challenge"
+    challenge: Id
+
+
 ClientMessage = Annotated[
     Hello
     | Login
@@ -398,6 +436,10 @@ ClientMessage = Annotated[
     | LeaveRoom
     | QuickMatch
     | CancelQuickMatch
+    | Challenge
+    | AcceptChallenge
+    | DeclineChallenge
+    | CancelChallenge
     | TakeSeat
     | LeaveSeat
     | Ready

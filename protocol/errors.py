@@ -70,6 +70,8 @@ class ErrorCode(StrEnum):
     FORBIDDEN = "forbidden"
     UNKNOWN_RECORD = "unknown_record"
     UNKNOWN_TOURNAMENT = "unknown_tournament"
+    UNKNOWN_PLAYER = "unknown_player"
+    UNKNOWN_CHALLENGE = "unknown_challenge"
     RATE_LIMITED = "rate_limited"
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
@@ -162,7 +164,10 @@ ERROR_INFO: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.ROOM_FULL: ErrorInfo(True, None, "Every seat of the room is taken."),
     ErrorCode.SEAT_OCCUPIED: ErrorInfo(True, None, "take_seat named a seat someone else holds."),
     ErrorCode.TOO_MANY_ROOMS: ErrorInfo(
-        True, None, "The player is already in limits.max_rooms_per_player rooms."
+        True,
+        None,
+        "The player is already in limits.max_rooms_per_player rooms (a bot: or at the "
+        "operator's cap on a bot's games at once).",
     ),
     ErrorCode.NOT_SEATED: ErrorInfo(
         True, None, "A seat-holder action (ready, move, resign, rematch) from someone not seated."
@@ -185,6 +190,10 @@ ERROR_INFO: dict[ErrorCode, ErrorInfo] = {
     ),
     ErrorCode.UNKNOWN_RECORD: ErrorInfo(True, None, "No game record with that id."),
     ErrorCode.UNKNOWN_TOURNAMENT: ErrorInfo(True, None, "No tournament with that id."),
+    ErrorCode.UNKNOWN_PLAYER: ErrorInfo(True, None, "challenge named a player who is not online."),
+    ErrorCode.UNKNOWN_CHALLENGE: ErrorInfo(
+        True, None, "No open challenge with that id for you (answered, canceled or gone)."
+    ),
     ErrorCode.RATE_LIMITED: ErrorInfo(
         True,
         None,

@@ -135,7 +135,14 @@ def client_examples() -> list[c.ClientBase]:
         c.JoinRoom(id=7, room="r-8f3k2", role="spectator"),
         c.LeaveRoom(id=8, room="r-8f3k2"),
         c.QuickMatch(id=9, game="collapsi", variant="base", time_control=FISCHER, rated=True),
+        c.QuickMatch(id=9, game="collapsi", rated=False, bots=False),
         c.CancelQuickMatch(id=10),
+        c.Challenge(
+            id=40, name="kestrel-bot", game="collapsi", variant="base", time_control=FISCHER
+        ),
+        c.AcceptChallenge(id=41, challenge="c3f9a1b2c4d5e"),
+        c.DeclineChallenge(id=41, challenge="c3f9a1b2c4d5e"),
+        c.CancelChallenge(id=42, challenge="c3f9a1b2c4d5e"),
         c.TakeSeat(id=11, room="r-8f3k2", seat=1),
         c.LeaveSeat(id=12, room="r-8f3k2"),
         c.Ready(id=13, room="r-8f3k2", ready=True),
@@ -259,6 +266,17 @@ def server_examples() -> list[s.ServerBase]:
             time_control=FISCHER,
             waiting=3,
         ),
+        s.ChallengeSent(re=40, challenge="c3f9a1b2c4d5e", name="kestrel-bot"),
+        s.Challenged(
+            challenge="c3f9a1b2c4d5e",
+            player=ANN,
+            game="collapsi",
+            rules="standard",
+            variant="base",
+            time_control=FISCHER,
+            rated=False,
+        ),
+        s.ChallengeEnded(challenge="c3f9a1b2c4d5e", reason="declined"),
         s.Matched(room=room, seat=1),
         s.Matched(room="r-5c1d9", seat=0, tournament="t-autumn", round=2),
         s.RoomState(

@@ -196,6 +196,38 @@ class Queued(ServerBase):
     """Players waiting in the queue, including this one, when the server knows."""
 
 
+class ChallengeSent(ServerBase):
+    """The answer to ``challenge``: ``name`` was told (it is online)."""
+
+    type: Literal["challenge_sent"] = "challenge_sent"
+    challenge: Id
+    name: Name
+
+
+class Challenged(ServerBase):
+    """``player`` challenges you (sent at once, whichever node you are on). Answer with
+    ``accept_challenge`` or ``decline_challenge``, or leave it: it ends when either
+    side leaves the server (``challenge_ended``)."""
+
+    type: Literal["challenged"] = "challenged"
+    challenge: Id
+    player: Player
+    game: GameName
+    rules: GameName
+    variant: GameName
+    time_control: TimeControl
+    rated: bool
+
+
+class ChallengeEnded(ServerBase):
+    """A challenge ended without a game: ``reason`` is ``declined`` (to the challenger),
+    ``canceled`` (to the challenged), ``gone`` (the other side left), or a later addition."""
+
+    type: Literal["challenge_ended"] = "challenge_ended"
+    challenge: Id
+    reason: Short
+
+
 class Matched(ServerBase):
     """Quick match found a game: the client was joined to ``room`` at ``seat``.
 
@@ -503,6 +535,9 @@ ServerMessage = Annotated[
     | RoomUpdated
     | RoomRemoved
     | Queued
+    | ChallengeSent
+    | Challenged
+    | ChallengeEnded
     | Matched
     | RoomState
     | CatchUp

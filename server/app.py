@@ -26,6 +26,7 @@ from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.outgoing import Outgoing
 from server import http
 from server.address_budget import AddressBudget
+from server.challenges import Challenges
 from server.cluster import Cluster
 from server.config import Config
 from server.connection import Connection, WriteBatches
@@ -101,6 +102,7 @@ class Arena:
         self.registry = RoomRegistry(self)
         self.lobby = Lobby(self)
         self.matchmaker = Matchmaker(self)
+        self.challenges = Challenges(self)
         #: message type -> its handler
         self.handlers: dict[str, Handler] = {}
         #: hosted tournaments (server.tournaments)
@@ -112,6 +114,7 @@ class Arena:
             self.lobby,
             RoomRequests(self),
             self.matchmaker,
+            self.challenges,
             Standings(self),
             self.tournaments,
         ):

@@ -72,6 +72,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="seconds a dropped player may take to resume before losing by abandonment (60)",
     )
     parser.add_argument(
+        "--bot-max-games",
+        type=int,
+        default=0,
+        help="games a bot may play at once (0: no cap but the rooms per player) (0)",
+    )
+    parser.add_argument(
         "--rate",
         default="40/20",
         metavar="BURST/PER_S",
@@ -204,6 +210,7 @@ def run(args: argparse.Namespace) -> int:
         metrics_host=args.metrics_host,
         address_limits_exempt=exempt,
         admin_token=args.admin_token,
+        bot_max_games=args.bot_max_games,
     )
     log = structlog.get_logger("arena.serve")
     described = argparse.ArgumentParser()

@@ -86,6 +86,8 @@ class NodeInbox:
                 self._attach_all()
             case nm.Attach(room_id, origin):  # the room's owner took it (back) over: follow it
                 arena.spawn(self._reattach(room_id, origin))
+            case nm.ChallengeTo() | nm.ChallengeOver():
+                arena.challenges.remote(msg)
 
     def _admit(self, sid: str, out: Outgoing) -> Outgoing | None:
         """What of a message from a room's owner the session's connection gets: each room

@@ -54,6 +54,8 @@ class Config:
     ping_timeout: float | None = 20.0
     hello_timeout: float = 10.0
     max_rooms_per_player: int = 8
+    #: games a bot may play at once (0: only max_rooms_per_player); the operator's cap
+    bot_max_games: int = 0
     #: rating gap quick match accepts at first; it widens by this much per second waited
     match_gap: float = 150.0
     match_widen_per_s: float = 50.0

@@ -46,6 +46,8 @@ class Host(Protocol):
     session_service: Any
     registry: Any
     matchmaker: Any
+    #: challenges to and from this node's sessions (server.challenges)
+    challenges: Any
     #: failed-login throttle (server.login_throttle)
     logins: Any
     #: the web page's static files (server.web.WebPage), or None

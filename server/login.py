@@ -92,6 +92,7 @@ class Login:
         self.arena.online_names[key] = s.id
         s.player = {"name": name, "guest": msg.token is None, "bot": msg.bot}
         await self.arena.presence.update_session(s.id, s.data())
+        await self.arena.challenges.online(s)
         self.arena.metrics.sessions.set(len(self.arena.sessions))
         conn.phase = Phase.AUTHENTICATED
         conn.log.info("login", name=name, guest=msg.token is None, bot=msg.bot)

@@ -53,11 +53,12 @@ class Matchmaker:
             raise ProtocolError(ErrorCode.BAD_SETUP, str(exc)) from None
         if msg.rated and s.player and s.player.get("guest"):
             raise ProtocolError(ErrorCode.FORBIDDEN, "rated games need a claimed name (a token)")
-        if self.arena.registry.player_rooms(s) >= self.arena.config.max_rooms_per_player:
-            raise ProtocolError(ErrorCode.TOO_MANY_ROOMS, "you are in too many rooms")
+        self.arena.registry.check_game_cap(s)
         if s.queue is not None:
             await self.arena.presence.queue_cancel(s.queue, s.id)
         key = self._queue_key(msg.game, rules, variant, msg.time_control, msg.rated)
+        if not msg.bots and not s.player.get("bot"):  # type: ignore[union-attr]
+            key += "/humans"  # the bot pool is the plain queue; this one has no bots
         rating = Rating.from_dict(await self.arena.presence.get_rating(msg.game, s.player["name"]))  # type: ignore[index]
         s.queue = key
         await self.arena.presence.queue_add(
@@ -136,8 +137,7 @@ class Matchmaker:
                     )
             return
         assert sa is not None and sb is not None
-        limit = self.arena.config.max_rooms_per_player
-        full = [x for x in (sa, sb) if self.arena.registry.player_rooms(x) >= limit]
+        full = [x for x in (sa, sb) if self.arena.registry.at_limit(x)]
         if full:  # joined rooms while queued: out of the queue; the other waits on
             for entry, s in ((a, sa), (b, sb)):
                 if s in full:
@@ -169,18 +169,7 @@ class Matchmaker:
         self, a: dict[str, Any], b: dict[str, Any], sa: Session, sb: Session
     ) -> None:
         d = a["data"]
-        tc = m.RoomSummary.model_validate(
-            {
-                "room": "x",
-                "game": d["game"],
-                "rules": d["rules"],
-                "variant": d["variant"],
-                "seats": [],
-                "time_control": d["time_control"],
-                "rated": d["rated"],
-                "status": "waiting",
-            }
-        ).time_control
+        tc = time_control_of(d)
         order = [sa, sb] if secrets.randbelow(2) else [sb, sa]
         room = await self.arena.registry.create_room(
             order[0], d["game"], d["rules"], d["variant"], {}, 2, tc, d["rated"], False, True
@@ -200,3 +189,19 @@ class Matchmaker:
         for s in order:
             s.queue = None
             await self.arena.session_service.save(s)
+
+
+def time_control_of(d: dict[str, Any]) -> Any:
+    """The protocol model of a queue entry's (or challenge's) wire time control,
+    validated as a lobby summary's."""
+    summary = {
+        "room": "x",
+        "game": d["game"],
+        "rules": d["rules"],
+        "variant": d["variant"],
+        "seats": [],
+        "time_control": d["time_control"],
+        "rated": d["rated"],
+        "status": "waiting",
+    }
+    return m.RoomSummary.model_validate(summary).time_control

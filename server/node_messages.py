@@ -87,7 +87,26 @@ class Attach:
     origin: str
 
 
-NodeMessage = Deliver | Call | Reply | Forget | Drop | Rooms | Resync | Attach
+@dataclass(frozen=True, slots=True)
+class ChallengeTo:
+    """A challenge to a session of the receiver (:mod:`server.challenges`, its fields)."""
+
+    challenge: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeOver:
+    """The challenge ``id`` ended (``reason``); ``session`` of the receiver is told
+    (empty: it is only forgotten there)."""
+
+    id: str
+    session: str
+    reason: str
+
+
+NodeMessage = (
+    Deliver | Call | Reply | Forget | Drop | Rooms | Resync | Attach | ChallengeTo | ChallengeOver
+)
 
 
 def encode(msg: NodeMessage) -> dict[str, Any]:
@@ -123,6 +142,10 @@ def encode(msg: NodeMessage) -> dict[str, Any]:
         return {"k": "resync", "from": msg.origin}
     if type(msg) is Attach:
         return {"k": "attach", "room": msg.room, "from": msg.origin}
+    if type(msg) is ChallengeTo:
+        return {"k": "challenge", "c": msg.challenge}
+    if type(msg) is ChallengeOver:
+        return {"k": "challenge_ended", "id": msg.id, "s": msg.session, "r": msg.reason}
     raise ValueError(f"not a node message: {msg!r}")
 
 
@@ -154,6 +177,10 @@ def decode(data: dict[str, Any]) -> NodeMessage:
             return Resync(data["from"])
         if k == "attach":
             return Attach(data["room"], data["from"])
+        if k == "challenge":
+            return ChallengeTo(data["c"])
+        if k == "challenge_ended":
+            return ChallengeOver(data["id"], data["s"], data["r"])
     except (KeyError, TypeError) as exc:
         raise ValueError(f"malformed node message: {exc}") from None
     raise ValueError(f"unknown node message kind: {data.get('k')!r}")

@@ -59,6 +59,21 @@ class RoomRegistry:
     def check_game(self, game: str, rules: str | None, variant: str | None) -> tuple[str, str]:
         return check_game(game, rules, variant)  # (server.variants: combinations too)
 
+    def room_limit(self, s: Session) -> int:
+        """Rooms ``s`` may play in at once: a bot also within the operator's per-bot cap."""
+        limit = self.arena.config.max_rooms_per_player
+        if s.player and s.player.get("bot") and self.arena.config.bot_max_games > 0:
+            limit = min(limit, self.arena.config.bot_max_games)
+        return limit
+
+    def at_limit(self, s: Session) -> bool:
+        return self.player_rooms(s) >= self.room_limit(s)
+
+    def check_game_cap(self, s: Session) -> None:
+        """Refuse one more room (``too_many_rooms``) to a player at its limit."""
+        if self.at_limit(s):
+            raise ProtocolError(ErrorCode.TOO_MANY_ROOMS, "you are in too many rooms")
+
     def player_rooms(self, s: Session) -> int:
         return sum(
             1
@@ -99,8 +114,7 @@ class RoomRegistry:
         rules, variant = self.check_game(game, rules, variant)
         if rated and s.player and s.player.get("guest"):
             raise ProtocolError(ErrorCode.FORBIDDEN, "rated games need a claimed name (a token)")
-        if self.player_rooms(s) >= self.arena.config.max_rooms_per_player:
-            raise ProtocolError(ErrorCode.TOO_MANY_ROOMS, "you are in too many rooms")
+        self.check_game_cap(s)
         try:
             num_players, labels = self.seating(game, rules, variant, seats, options)
         except SetupError as exc:

@@ -71,8 +71,7 @@ class RoomRequests:
         if msg.role == "player" and room.members.get(s.id) != "player":  # (a spectator too)
             if s.player is None:
                 raise ProtocolError(ErrorCode.NOT_AUTHENTICATED, "log in to join as a player")
-            if self.arena.registry.player_rooms(s) >= self.arena.config.max_rooms_per_player:
-                raise ProtocolError(ErrorCode.TOO_MANY_ROOMS, "you are in too many rooms")
+            self.arena.registry.check_game_cap(s)
         await room.ask(room.join, s.id, s.player, msg.role, msg.id)
         s.rooms.add(room.id)
         await self.arena.session_service.save(s)

@@ -72,15 +72,18 @@ class SessionService:
             return
         if s.expiry is not None:
             s.expiry.cancel()
-        self.release_name(s)
+        self.release_name(s, moved=True)
         if s.conn is not None:
             s.conn.send(m.Goodbye(reason="session_replaced"))
             s.conn.close(CloseCode.SESSION_REPLACED, "session resumed on another node")
             s.conn.session = None
         self.arena.metrics.sessions.set(len(self.arena.sessions))
 
-    def release_name(self, s: Session) -> None:
-        """The session no longer holds its player's name online here."""
+    def release_name(self, s: Session, moved: bool = False) -> None:
+        """The session no longer holds its player's name online here: its challenges
+        here, sent or received, end (``moved``: it goes on on another node, where the
+        name stays reachable)."""
+        self.arena.challenges.offline(s, moved)
         if s.player is not None:
             key = name_key(s.player["name"])
             if self.arena.online_names.get(key) == s.id:

@@ -109,6 +109,19 @@ async def bots(*started: Any):
                 await b.proc.wait()
 
 
+async def all_complete(
+    bots_: tuple[Bot, ...] | list[Bot], count: int, specs: tuple[str, ...] | list[str] = ()
+) -> None:
+    """Every bot exits 0 after ``count`` games ended by the rules (of ``specs``, if given)."""
+    for bot in bots_:
+        code, lines, err = await bot.finish(others=tuple(bots_))
+        assert code == 0, err
+        assert_complete(lines, count)
+        if specs:
+            played = sorted(ln.split()[4] for ln in bot.games())
+            assert played == sorted(g if g.count("/") == 2 else _full(g) for g in specs)
+
+
 def assert_complete(lines: list[str], count: int) -> None:
     """``count`` games ended by the rules (not by the clock or a forfeit)."""
     games = [ln for ln in lines if ln.startswith("game ")]
@@ -134,20 +147,15 @@ COLLAPSI = [g for g in TWO_PLAYER if g != "collecto"]
 async def test_each_level_plays_every_two_player_game_by_quick_match(arena, level, games):
     """A built-in level against the Python example engine, one game of each in turn."""
     await arena.start()
-    common = ["--quick-match", *games, "--games", str(len(games)), "--clock", "fixed:0.6"]
+    # 3 s a move on the clock, but a level thinks ~0.3 s (the margin keeps 2.4 s back): the
+    # games stay short, and a loaded test machine does not lose them on time
+    common = ["--quick-match", *games, "--games", str(len(games)), "--clock", "fixed:3"]
+    common += ["--margin-ms", "2400"]
     async with bots(
-        # a level thinks in a thread until 80% of the move's time less the margin: on a
-        # loaded machine (the suite beside others) 600 ms less the default 100 ms lost
-        # on time now and then (search, Collecto); a wider margin leaves the wall clock room
-        arena_bot(arena.url, f"lvl-{level}", "--level", level, "--margin-ms", "250", *common),
+        arena_bot(arena.url, f"lvl-{level}", "--level", level, *common),
         arena_bot(arena.url, "py-engine", "--engine", PY_ENGINE, *common),
     ) as (lvl, eng):
-        for bot in (lvl, eng):
-            code, lines, err = await bot.finish(others=(lvl, eng))
-            assert code == 0, err
-            assert_complete(lines, len(games))
-            played = sorted(ln.split()[4] for ln in bot.games())
-            assert played == sorted(g if g.count("/") == 2 else _full(g) for g in games)
+        await all_complete((lvl, eng), len(games), games)
 
 
 @pytest.mark.timeout(120)
@@ -162,10 +170,7 @@ async def test_bots_at_machine_speed_wait_out_the_servers_rate_limit(arena):
         arena_bot(arena.url, "fast-a", "--level", "random", *common),
         arena_bot(arena.url, "fast-b", "--level", "random", *common),
     ) as both:
-        for bot in both:
-            code, lines, err = await bot.finish(timeout=90, others=tuple(both))
-            assert code == 0, err
-            assert_complete(lines, 3)
+        await all_complete(both, 3)
 
 
 def _full(spec: str) -> str:
@@ -175,19 +180,76 @@ def _full(spec: str) -> str:
 
 
 @pytest.mark.timeout(180)
-async def test_node_and_c_engines_play_collapsi_and_collecto(arena, tmp_path):
+async def test_node_and_c_engines_play_by_challenge_and_quick_match(arena, tmp_path):
+    """The C engine challenges the Node engine to Collapsi then Collecto; then both play
+    the same two games through the quick-match pool."""
     await arena.start()
     node = shlex.join(example_argv("node", tmp_path))
     c = shlex.join(example_argv("c", tmp_path))
-    common = ["--quick-match", "collapsi", "collecto", "--games", "2", "--clock", "fixed:2"]
+    clock = ["--games", "2", "--clock", "fixed:2"]
+    async with bots(
+        arena_bot(arena.url, "node-engine", "--engine", node, "--accept-challenges", *clock),
+        arena_bot(
+            arena.url,
+            "c-engine",
+            "--engine",
+            c,
+            "--challenge",
+            "node-engine",
+            "collapsi",
+            "collecto",
+            *clock,
+        ),
+    ) as both:
+        await all_complete(both, 2)
+        assert sum("accepted" in ln for ln in both[0].lines) == 2, both[0].lines
+    common = ["--quick-match", "collapsi", "collecto", *clock]
     async with bots(
         arena_bot(arena.url, "node-engine", "--engine", node, *common),
         arena_bot(arena.url, "c-engine", "--engine", c, *common),
     ) as both:
-        for bot in both:
-            code, lines, err = await bot.finish(others=tuple(both))
-            assert code == 0, err
-            assert_complete(lines, 2)
+        await all_complete(both, 2)
+
+
+@pytest.mark.timeout(180)
+async def test_the_python_engine_plays_every_two_player_game_by_challenge(arena):
+    await arena.start()
+    clock = ["--games", str(len(TWO_PLAYER)), "--clock", "fixed:3"]
+    async with bots(
+        arena_bot(arena.url, "py-host", "--engine", PY_ENGINE, "--accept-challenges", *clock),
+        arena_bot(
+            arena.url,
+            "challenger",
+            "--level",
+            "random",
+            "--challenge",
+            "py-host",
+            *TWO_PLAYER,
+            *clock,
+        ),
+    ) as both:
+        await all_complete(both, len(TWO_PLAYER), TWO_PLAYER)
+
+
+@pytest.mark.timeout(120)
+async def test_a_bot_challenges_a_bot_on_another_node(arena, redis_url, redis_prefix):
+    """Two nodes sharing a real Redis: the challenger on one, the challenged bot on the
+    other; each challenge is delivered there at once, accepted and played."""
+    await arena.start(presence_url=redis_url, prefix=redis_prefix, node="bots-1")
+    first = arena.url
+    await arena.start(presence_url=redis_url, prefix=redis_prefix, node="bots-2")
+    assert arena.url != first
+    clock = ["--games", "2", "--clock", "fixed:3"]
+    host = arena_bot(arena.url, "far-host", "--level", "random", "--accept-challenges", *clock)
+    async with bots(host) as (far,):
+        await far.wait_for("logged in")
+        async with bots(
+            arena_bot(
+                first, "near", "--level", "greedy", "--challenge", "far-host", "collapsi", *clock
+            )
+        ) as (near,):
+            await all_complete((far, near), 2)
+            assert sum("accepted" in ln for ln in far.lines) == 2, far.lines
 
 
 @pytest.mark.timeout(180)

@@ -47,6 +47,8 @@ class BotConfig:
     join: list[str] = field(default_factory=list)
     #: a hosted tournament's id: enter it and play its pairings until it is over
     tournament: str | None = None
+    #: ``NAME [GAME...]``: challenge that player, to these game specs in turn
+    challenge: list[str] = field(default_factory=list)
     accept_challenges: bool = False
     rules: str | None = None
     variant: str | None = None
@@ -93,18 +95,23 @@ class BotConfig:
             raise ConfigError("a Python bot takes neither --engine nor --level")
         if not sdk and (self.engine is None) == (self.level is None):
             raise ConfigError("give exactly one of --engine CMD and --level LEVEL")
-        for key in ("quick_match", "open_room", "join"):
+        for key in ("quick_match", "open_room", "join", "challenge"):
             value = getattr(self, key)
             setattr(self, key, value.split() if isinstance(value, str) else list(value))
-        modes = [k for k in ("quick_match", "open_room", "join", "tournament") if getattr(self, k)]
+        modes = [
+            k
+            for k in ("quick_match", "open_room", "join", "tournament", "challenge")
+            if getattr(self, k)
+        ]
         if not modes and not self.accept_challenges:
             raise ConfigError(
                 "say what to play: --quick-match, --open-room or --join GAME, "
-                "--tournament ID, or --accept-challenges"
+                "--tournament ID, --challenge NAME GAME, or --accept-challenges"
             )
         if len(modes) > 1:
             raise ConfigError(
-                "--quick-match, --open-room, --join and --tournament do not go together"
+                "--quick-match, --open-room, --join, --tournament and --challenge "
+                "do not go together"
             )
         if self.games < 0 or self.concurrency < 1 or self.max_strikes < 1:
             raise ConfigError("--games must be >= 0, --concurrency and --max-strikes >= 1")
@@ -112,6 +119,7 @@ class BotConfig:
             raise ConfigError("--margin-ms must not be negative")
         self.time_control()
         specs = [self.spec(t) for t in (*self.quick_match, *self.open_room, *self.join)]
+        specs += [self.spec(t) for t in self.challenge[1:]]
         if self.level is not None:
             from engine.ai import LEVELS
 

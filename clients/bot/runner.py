@@ -105,6 +105,9 @@ class BotRunner:
         #: --tournament: entered on this connection (its drop count); the event is over
         self._entered = -1
         self.tournament_over = False
+        #: the challenge this bot sent and is waiting on (``--challenge``)
+        self._challenge: str | None = None
+        self._challenge_after = 0.0
 
     # -- output ------------------------------------------------------------------------
     def say(self, text: str) -> None:
@@ -234,6 +237,11 @@ class BotRunner:
                         if await self._join_one():
                             continue
                         poll = True
+                    elif self.cfg.challenge and self._challenge is None:
+                        if time.monotonic() >= self._challenge_after:
+                            await self._send_challenge()
+                        else:
+                            poll = True
                 except ConnectionLost:
                     await self._online.wait()
                     continue
@@ -241,7 +249,8 @@ class BotRunner:
                     if exc.code in _FATAL:  # asking again cannot help
                         self.fatal = exc
                         return
-                    self.say(f"the server refused: {exc}")
+                    if exc.code != "unknown_player":  # (not online yet: ask again)
+                        self.say(f"the server refused: {exc}")
                     poll = True
                 except EngineNotFound as exc:
                     self.fatal = exc
@@ -288,6 +297,41 @@ class BotRunner:
             time_control=wire_time_control(self.cfg.time_control()),
             rated=self.cfg.rated,
         )
+
+    async def _send_challenge(self) -> None:
+        """Challenge the named player to the next game spec (``--challenge NAME GAME...``)."""
+        name, *specs = self.cfg.challenge
+        game, variant, rules = self._next_spec(specs or ["collapsi"])
+        sent = await self.client.challenge(
+            name,
+            game,
+            rules=rules,
+            variant=variant,
+            time_control=wire_time_control(self.cfg.time_control()),
+            rated=self.cfg.rated,
+        )
+        self._challenge = sent.challenge
+
+    async def _answer(self, ch: m.Challenged) -> None:
+        """``--accept-challenges``: accept while there is room for a game this bot plays."""
+        from engine.ai import LEVELS
+
+        playable = self.cfg.level is None or self.cfg.level in LEVELS.get(ch.game, ())
+        deadline = time.monotonic() + 5.0  # a game just ending makes room in a moment
+        while playable and not self._room_for_more() and time.monotonic() < deadline:
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), deadline - time.monotonic())
+        try:
+            if self.cfg.accept_challenges and playable and self._room_for_more():
+                await self._warm()  # the game starts at once: its engine must be up
+                self.say(f"challenge from {ch.player.name}: {ch.game}/{ch.variant}, accepted")
+                await self.client.accept_challenge(ch.challenge)
+            else:
+                self.say(f"challenge from {ch.player.name}: {ch.game}/{ch.variant}, declined")
+                await self.client.decline_challenge(ch.challenge)
+        except (ArenaError, ConnectionLost, TimeoutError, EngineProcessError) as exc:
+            self.say(f"challenge from {ch.player.name}: {exc}")
 
     async def _open_room(self) -> None:
         c = self.cfg
@@ -343,7 +387,7 @@ class BotRunner:
         if self._spares:
             brain, sink = self._spares.pop()
             sink.attach(log)
-        else:  # none warmed yet: it starts with its game (_play)
+        else:  # a challenge accepted before the feeder had warmed one
             brain = self.make_brain(self.strike, log)
         task = GameTask(lambda: self.client, room, brain, log, self.cfg.margin_ms, self._online)
         task.brain_ready = ready
@@ -436,7 +480,20 @@ class BotRunner:
             self._standings(msg)
             return
         if msg.type == "matched":
+            self._challenge = None
             self._start_game(msg.room)
+            return
+        if msg.type == "challenged":
+            answer = asyncio.create_task(self._answer(msg))
+            self._players.add(answer)
+            answer.add_done_callback(self._players.discard)
+            return
+        if msg.type == "challenge_ended":
+            if msg.challenge == self._challenge:
+                self.say(f"challenge {msg.reason}")
+                self._challenge = None
+                self._challenge_after = time.monotonic() + 1.0  # not a flood of them
+                self._changed.set()
             return
         if msg.type == "error" and msg.re is None:
             self.say(f"server: {msg.code}: {msg.message}")

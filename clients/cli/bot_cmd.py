@@ -2,6 +2,8 @@
 
     arena bot --name my-bot --token s3cret --engine "python3 my_engine.py" --quick-match collapsi
     arena bot --name house --level greedy --open-room collapsi --variant big-board --seats 3
+    arena bot --name host --engine ./my-engine --accept-challenges
+    arena bot --name rival --level mcts --challenge host collapsi/shifting collecto
     arena bot --config bot.toml
 
 The bot is an engine program speaking the engine protocol (clients/ENGINE_PROTOCOL.md;
@@ -63,6 +65,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--tournament",
         metavar="ID",
         help="enter the server's tournament ID, play its pairings, stop when it is over",
+    )
+    what.add_argument(
+        "--challenge",
+        nargs="+",
+        metavar="NAME_THEN_GAME",
+        help="challenge the player NAME to GAME... in turn (default collapsi)",
+    )
+    what.add_argument(
+        "--accept-challenges",
+        action="store_true",
+        default=None,
+        help="accept challenges while there is room for a game (with any mode)",
     )
     what.add_argument("--rules", help="rule set (default: the game's)")
     what.add_argument("--variant", help="variant (default: the game's)")

@@ -1,0 +1,146 @@
+"""Challenges, the bot pool and the per-bot cap (issue 16), end to end through real clients.
+
+One node in memory, and two nodes sharing a real Redis (a challenge to a player on
+the other node is delivered at once and played).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from clients.client import ArenaError, Client
+from protocol import messages as m
+
+GAME_EVENTS = ("game_started", "move_made", "player_eliminated", "game_over")
+
+
+async def play_out(players: dict[int, Client], room: str) -> m.GameResult:
+    """Both sides play their first legal move until the game ends; the result."""
+    seated = list(players.items())
+    while True:
+        for seat, c in seated:
+            ev = await c.next(type=GAME_EVENTS, room=room, timeout=20)
+            if ev.type == "game_over":
+                return ev.result
+            if ev.to_move == seat and ev.legal_moves:
+                await c.move(room, ev.legal_moves[0])
+
+
+async def accept_and_play(ann: Client, bob: Client, **challenge: Any) -> m.GameResult:
+    sent = await ann.challenge("bob", "collapsi", **challenge)
+    got = await bob.next(type="challenged", timeout=20)
+    assert got.challenge == sent.challenge and got.player.name == "ann"
+    assert (got.game, got.rules, got.variant) == ("collapsi", "standard", "base")
+    await bob.accept_challenge(got.challenge)
+    ma = await ann.next(type="matched", timeout=20)
+    mb = await bob.next(type="matched", timeout=20)
+    assert ma.room == mb.room and {ma.seat, mb.seat} == {0, 1}
+    return await play_out({ma.seat: ann, mb.seat: bob}, ma.room)
+
+
+async def test_a_challenge_accepted_is_played(arena: Any) -> None:
+    await arena.start()
+    ann, bob = await arena.client("ann"), await arena.client("bob", bot=True)
+    result = await accept_and_play(ann, bob, variant="base")
+    assert result.reason == "no_moves"
+
+
+async def test_decline_cancel_and_refusals(arena: Any) -> None:
+    await arena.start()
+    ann, bob = await arena.client("ann"), await arena.client("bob")
+    sent = await ann.challenge("bob", "collapsi")
+    got = await bob.next(type="challenged")
+    await bob.decline_challenge(got.challenge)
+    ended = await ann.next(type="challenge_ended")
+    assert (ended.challenge, ended.reason) == (sent.challenge, "declined")
+    with pytest.raises(ArenaError, match="unknown_challenge"):
+        await bob.accept_challenge(got.challenge)
+
+    sent = await ann.challenge("bob", "collecto")
+    got = await bob.next(type="challenged")
+    assert got.game == "collecto"
+    with pytest.raises(ArenaError, match="unknown_challenge"):  # not ann's to accept
+        await ann.accept_challenge(sent.challenge)
+    await ann.cancel_challenge(sent.challenge)
+    ended = await bob.next(type="challenge_ended")
+    assert (ended.challenge, ended.reason) == (sent.challenge, "canceled")
+
+    for name, game, code in [
+        ("nobody", "collapsi", "unknown_player"),
+        ("ann", "collapsi", "bad_request"),
+        ("bob", "chess", "unknown_game"),
+    ]:
+        with pytest.raises(ArenaError, match=code):
+            await ann.challenge(name, game)
+    with pytest.raises(ArenaError, match="forbidden"):  # a guest's rated challenge
+        await ann.challenge("bob", "collapsi", rated=True)
+
+    sent = await ann.challenge("bob", "collapsi")
+    await bob.next(type="challenged")
+    await ann.logout()
+    ended = await bob.next(type="challenge_ended")
+    assert (ended.challenge, ended.reason) == (sent.challenge, "gone")
+
+
+async def test_humans_who_say_no_bots_never_meet_the_bot_pool(arena: Any) -> None:
+    await arena.start()
+    bot = await arena.client("pool-bot", bot=True)
+    ann, bob = await arena.client("ann"), await arena.client("bob")
+    await bot.quick_match("collapsi", rated=False)
+    await ann.quick_match("collapsi", rated=False, bots=False)
+    await bob.quick_match("collapsi", rated=False, bots=False)
+    ma = await ann.next(type="matched", timeout=20)
+    mb = await bob.next(type="matched", timeout=20)
+    assert ma.room == mb.room  # the humans met each other; the bot still waits
+    cat = await arena.client("cat")
+    await cat.quick_match("collapsi", rated=False)  # bots allowed (the default)
+    mc = await cat.next(type="matched", timeout=20)
+    mbot = await bot.next(type="matched", timeout=20)
+    assert mc.room == mbot.room != ma.room
+
+
+async def test_the_operator_caps_a_bots_games_at_once(arena: Any) -> None:
+    await arena.start(bot_max_games=1)
+    bot = await arena.client("capped", bot=True)
+    ann, bob = await arena.client("ann"), await arena.client("bob")
+    await ann.challenge("capped", "collapsi")
+    got = await bot.next(type="challenged")
+    await bot.accept_challenge(got.challenge)
+    await bot.next(type="matched")
+    with pytest.raises(ArenaError, match="too_many_rooms"):
+        await bot.quick_match("collapsi", rated=False)
+    await bob.challenge("capped", "collapsi")
+    got = await bot.next(type="challenged")
+    with pytest.raises(ArenaError, match="too_many_rooms"):
+        await bot.accept_challenge(got.challenge)
+    await ann.challenge("bob", "collapsi")  # a human is not capped so
+    got = await bob.next(type="challenged")
+    await bob.accept_challenge(got.challenge)
+    await bob.next(type="matched")
+
+
+async def test_a_challenge_reaches_a_player_on_another_node(
+    arena: Any, redis_url: str, redis_prefix: str
+) -> None:
+    n1 = await arena.start(presence_url=redis_url, prefix=redis_prefix, node="ch1")
+    ann = await arena.client("ann")
+    n2 = await arena.start(presence_url=redis_url, prefix=redis_prefix, node="ch2")
+    bob = await arena.client("bob", bot=True)
+    assert n1.node != n2.node and ann.url != bob.url
+    result = await accept_and_play(ann, bob)
+    assert result.reason == "no_moves"
+    await bob.logout()  # the name is no longer reachable from the other node
+    with pytest.raises(ArenaError, match="unknown_player"):
+        await ann.challenge("bob", "collapsi")
+
+
+async def test_a_rated_challenge_puts_the_bot_on_the_leaderboard_marked(arena: Any) -> None:
+    await arena.start()
+    ann = await arena.client("ann", token="ann-token-0123456789abcdef")
+    bob = await arena.client("bob", token="bob-token-0123456789abcdef", bot=True)
+    result = await accept_and_play(ann, bob, rated=True)
+    assert result.reason == "no_moves"
+    board = {e.name: e.bot for e in await ann.leaderboard("collapsi")}
+    assert board == {"ann": False, "bob": True}
