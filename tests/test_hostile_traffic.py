@@ -131,7 +131,9 @@ async def test_hostile_frames_hurt_nobody(arena: Any) -> None:
     examples = [to_wire(x) for x in client_examples()]
     with capture_logs() as logs:
         await arena.start(rate_burst=400, rate_per_second=400)  # noise reaches the decoder
-        ann, bob = await arena.client("ann"), await arena.client("bob")
+        # the players move as fast as the machine allows: on a quiet one, faster than
+        # their own 400 frames a second (patient: a refused move waits for its token)
+        ann, bob = await arena.client("ann", patient=True), await arena.client("bob", patient=True)
         state = await ann.create_room("collapsi", seat=0)
         await bob.join(state.room)
         await bob.take_seat(state.room, 1)
