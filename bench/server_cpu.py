@@ -13,7 +13,7 @@ in the figure too, identical in both versions, so compare differences in us, not
 ratios. Syscalls are not in it: ``bench/server.py`` measures those.
 
     .venv/bin/python bench/server_cpu.py [--pairs 50] [--games 5] [--rounds 8] [--rematch]
-        [--profile PATH]
+        [--profile PATH] [--store memory|sqlite]
 
 Run it from each version's checkout (it imports ``server`` from the working directory),
 alternating.
@@ -29,6 +29,7 @@ import os
 import pstats
 import statistics
 import sys
+import tempfile
 import time
 from typing import Any
 
@@ -181,9 +182,17 @@ async def play(a: Client, b: Client, games: int, rematch: bool = False) -> None:
 
 
 async def run(
-    pairs: int, games: int, rounds: int, rematch: bool = False, profile: str | None = None
+    pairs: int,
+    games: int,
+    rounds: int,
+    rematch: bool = False,
+    profile: str | None = None,
+    data_dir: str | None = None,
 ) -> dict[str, Any]:
-    arena = Arena(Config(port=0, rate_burst=10**6, rate_per_second=10**6, ping_interval=None))
+    config = Config(port=0, rate_burst=10**6, rate_per_second=10**6, ping_interval=None)
+    if data_dir is not None:
+        config.presence_url, config.data_dir = f"sqlite:{data_dir}", data_dir
+    arena = Arena(config)
     await arena.start()
     gc.collect()
     gc.freeze()
@@ -223,10 +232,21 @@ def main(argv: list[str] | None = None) -> int:
         "--rematch", action="store_true", help="a pair's games all in one room (rematches)"
     )
     parser.add_argument("--profile", metavar="PATH", help="cProfile the measured rounds to PATH")
+    parser.add_argument(
+        "--store",
+        choices=("memory", "sqlite"),
+        default="memory",
+        help="presence: memory (default) or SQLite in a fresh temporary data dir; the "
+        "process CPU counts the writer thread too",
+    )
     args = parser.parse_args(argv)
     os.dup2(os.open(os.devnull, os.O_WRONLY), 2)  # the server's logs, as in bench/server.py
     configure("info", json=True)
-    res = asyncio.run(run(args.pairs, args.games, args.rounds, args.rematch, args.profile))
+    with tempfile.TemporaryDirectory(prefix="arena-cpu-") as tmp:
+        data_dir = tmp if args.store == "sqlite" else None
+        res = asyncio.run(
+            run(args.pairs, args.games, args.rounds, args.rematch, args.profile, data_dir)
+        )
     cpu = res["us_per_move"]
     print(
         f"CPU per move (server and clients, no syscalls): min {min(cpu):.1f} us, "

@@ -83,7 +83,7 @@ class Arena:
         #: connections subscribed to lobby events (the fan-out visits only these)
         self.lobby_conns: set[Connection] = set()
         #: frames of one loop step, one write per connection at the next (server.connection)
-        self.write_batches = WriteBatches()
+        self.write_batches = WriteBatches(self.presence.barrier)
         self.deals = DealPool()
         self._tasks: list[asyncio.Task[Any]] = []
         #: the games hosted, as welcome lists them

@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import structlog
@@ -44,10 +46,17 @@ class WriteBatches:
     """Connections holding frames of this loop step, written together at the next.
 
     One ``call_soon`` per step for all connections, not one per frame or connection.
+    Output commit: while the store has changes not yet on disk (its ``barrier``, SQLite
+    only), frames wait, in order, until the changes made before them are on disk; if
+    the disk failed, they are dropped and their connections closed (1011).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, barrier: Callable[[], asyncio.Future[None] | None] = lambda: None):
         self._pending: list[Connection] = []
+        self._barrier = barrier
+        #: frames waiting for the disk, oldest first: (the batch they wait for, frames)
+        self._held: deque[tuple[asyncio.Future[None], list[tuple[Connection, list[Any]]]]]
+        self._held = deque()
 
     def add(self, conn: Connection) -> None:
         if not self._pending:
@@ -56,11 +65,44 @@ class WriteBatches:
 
     def flush(self) -> None:
         pending, self._pending = self._pending, []
-        for conn in pending:
-            try:
-                conn.flush()
-            except Exception:  # one broken socket must not keep the others' frames back
-                conn.log.exception("write_failed")
+        self.write([(conn, frames) for conn in pending if (frames := conn.take_batch())])
+
+    def hold(self) -> asyncio.Future[None] | None:
+        """What frames made now wait for (None: nothing, they may go at once)."""
+        barrier = self._barrier()
+        if barrier is None and self._held:
+            return self._held[-1][0]
+        return barrier
+
+    def write(self, group: list[tuple[Connection, list[Any]]]) -> None:
+        """Write each connection's frames, now or once what they wait for is on disk."""
+        if not group:
+            return
+        wait = self.hold()
+        if wait is None:
+            _write_group(group, failed=False)
+            return
+        if not self._held or self._held[-1][0] is not wait:
+            wait.add_done_callback(self.release)
+        self._held.append((wait, group))
+
+    def release(self, _done: object = None) -> None:
+        """Write the held frames whose batches are on disk (in order; idempotent)."""
+        held = self._held
+        while held and held[0][0].done():
+            wait, group = held.popleft()
+            _write_group(group, failed=wait.cancelled() or wait.exception() is not None)
+
+
+def _write_group(group: list[tuple[Connection, list[Any]]], failed: bool) -> None:
+    for conn, frames in group:
+        if failed:  # these frames tell of changes the disk did not keep
+            conn.close(CloseCode.INTERNAL_ERROR, "storage failed", abort=True)
+            continue
+        try:
+            conn.write_frames(frames)
+        except Exception:  # one broken socket must not keep the others' frames back
+            conn.log.exception("write_failed")
 
 
 class Connection:
@@ -74,7 +116,9 @@ class Connection:
         self.session: str | None = None
         self.bucket = TokenBucket(cfg.rate_burst, cfg.rate_per_second)
         self.limits = DecodeLimits(max_frame_bytes=cfg.max_frame_bytes)
-        self._out: asyncio.Queue[Outgoing | None] = asyncio.Queue(cfg.out_queue)
+        #: messages for the writer task, each with what it waits for (output commit)
+        self._out: asyncio.Queue[tuple[Outgoing | None, asyncio.Future[None] | None]]
+        self._out = asyncio.Queue(cfg.out_queue)
         self._max_out = cfg.out_queue
         self._max_bytes = cfg.out_bytes
         self._queued_bytes = 0  # bytes of the frames in _out
@@ -138,7 +182,7 @@ class Connection:
         # buffer) stays under its budget, whatever the mix of frames (SECURITY.md)
         if self._queued_bytes + size + self._transport.get_write_buffer_size() <= self._max_bytes:
             try:
-                self._out.put_nowait(out)
+                self._out.put_nowait((out, self._batches.hold()))
                 self._queued_bytes += size
                 return
             except asyncio.QueueFull:
@@ -149,12 +193,22 @@ class Connection:
         )
         self.close(CloseCode.TOO_SLOW, "too slow: outgoing queue overflowed", abort=True)
 
-    def flush(self) -> None:
-        """Write this step's frames with one ``transport.write`` (frames made by the
-        ``websockets`` sans-I/O protocol, as its ``broadcast()`` does)."""
+    def take_batch(self) -> list[bytes | str] | None:
+        """This step's frames, taken (for :class:`WriteBatches`)."""
         frames, self._batch = self._batch, None
+        return frames
+
+    def flush(self) -> None:
+        """This step's frames go now (or after what they wait for: WriteBatches)."""
+        frames, self._batch = self._batch, None
+        if frames:
+            self._batches.write([(self, frames)])
+
+    def write_frames(self, frames: list[bytes | str]) -> None:
+        """Write frames with one ``transport.write`` (frames made by the ``websockets``
+        sans-I/O protocol, as its ``broadcast()`` does)."""
         protocol = self.ws.protocol
-        if not frames or protocol.state is not State.OPEN:  # closing: as broadcast() skips
+        if protocol.state is not State.OPEN:  # closing: as broadcast() skips
             return
         if self.binary:
             for frame in frames:
@@ -176,7 +230,13 @@ class Connection:
     async def _write_loop(self) -> None:
         while True:
             checkpoint()
-            out = await self._out.get()
+            out, wait = await self._out.get()
+            if wait is not None:  # the changes it tells of are on disk first
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(wait)
+                self._batches.release()  # held frames before it go first
+                if wait.cancelled() or wait.exception() is not None:
+                    return  # the storage failed: release() closes the connection
             if out is None:
                 return
             self._writing = True
@@ -205,7 +265,7 @@ class Connection:
             self._closer = asyncio.create_task(self._close_now(code, reason))
         else:
             with contextlib.suppress(asyncio.QueueFull):
-                self._out.put_nowait(None)
+                self._out.put_nowait((None, self._batches.hold()))
             self._closer = asyncio.create_task(self._close_after_writes(code, reason))
 
     async def _close_now(self, code: int, reason: str) -> None:
@@ -276,8 +336,10 @@ class Connection:
         """Close an abusive connection (4004) at once, reading nothing more from it: a
         flood would go on being read (and cost the server) until a close handshake
         the flooder never answers timed out."""
-        self.send(m.Goodbye(reason="abuse", message=why))
-        self.flush()
+        # the goodbye alone, now: this step's frames are dropped, and held ones would
+        # come after the close (it tells of nothing stored, so it need not wait)
+        self._batch = None
+        self.write_frames([Outgoing.of(m.Goodbye(reason="abuse", message=why)).frame(self.binary)])
         self._abused = True
         self.close(CloseCode.ABUSE, why, abort=True)
 

@@ -26,6 +26,7 @@ implementation must pass.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
@@ -100,6 +101,23 @@ class Presence(ABC):
 
     async def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections and end every subscription."""
+
+    def barrier(self) -> asyncio.Future[None] | None:
+        """Output commit: the future of the last change not yet on disk (None: all are).
+
+        A store that commits in the background (SQLite's group commit) returns from a
+        change at once; nothing that tells a client of the change may go out before
+        this future is done (server.connection holds the frames). Redis and memory
+        answer a change once it is made: None.
+        """
+        return None
+
+    async def settled(self) -> None:
+        """Wait until every change made so far is on disk (see :meth:`barrier`); for
+        a reader that acts on what it reads somewhere the barrier does not hold."""
+        barrier = self.barrier()
+        if barrier is not None:
+            await asyncio.shield(barrier)
 
     # -- sessions -------------------------------------------------------------
     @abstractmethod

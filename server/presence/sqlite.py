@@ -6,12 +6,13 @@ in memory (this class *is* a :class:`MemoryPresence`, which it writes through), 
 reads cost what they cost in memory; records alone are read from the database (there
 may be many, and nothing but ``get_record`` needs them).
 
-**Durability.** Every method that changes something returns once the change is on
-disk: its statements join the current loop step's batch, and the writer thread
-commits each batch (several, under load) with one fsync (:mod:`.sqlite_writer`).
-So a room acknowledges a move, and announces a record (``game_over.record``), only
-once it is on disk. A room's log read back (``read_events``, ``last_seq``) holds
-only events on disk, so no catch-up shows an event a crash could still lose.
+**Durability.** A change is made in memory and its statements join the current loop
+step's batch; the writer thread commits each batch (several, under load) with one
+fsync (:mod:`.sqlite_writer`). The change returns at once: what tells a client of it
+waits for :meth:`barrier` (output commit, held in server.connection), so a room's
+move, and a record announced in ``game_over.record``, reach nobody before they are
+on disk, and the room never waits for the disk itself. Reads of the database (the
+records) wait for :meth:`settled` first, so they see every change made before them.
 
 **A cluster of one.** The store also carries the node bus of :mod:`server.cluster`
 (in process: there is only this node) and room leases (in memory: the data dir's
@@ -36,7 +37,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-import msgpack
 import structlog
 
 from server.presence.base import JSON, Subscription, name_key, secret_hash
@@ -58,22 +58,13 @@ F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 
 
 def durable(fn: F) -> F:
-    """The decorated change returns once it is on disk. Changes made by other changes
-    (``open_room`` puts the room) join their caller's batch: one wait for all."""
+    """The decorated change is refused once the store has failed (nothing more can be
+    promised to be on disk); otherwise it is made now and committed in the background."""
 
     @functools.wraps(fn)
     async def wrapper(self: SqlitePresence, *args: Any, **kwargs: Any) -> Any:
         self._writer_or_fail().check()
-        self._depth += 1
-        try:
-            result = await fn(self, *args, **kwargs)
-        finally:
-            self._depth -= 1
-        if self._depth == 0:
-            pending = self._writer_or_fail().current()
-            if pending is not None:
-                await asyncio.shield(pending)
-        return result
+        return await fn(self, *args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
 
@@ -91,9 +82,6 @@ class SqlitePresence(MemoryPresence):
         self._conn: sqlite3.Connection | None = None
         self._reader: sqlite3.Connection | None = None
         self._writer: GroupCommit | None = None
-        self._depth = 0
-        #: room -> events on disk (the memory log may hold more, being committed)
-        self._on_disk: dict[str, int] = {}
         self._record_n = 0
         self._node_subs: dict[str, set[MemorySubscription]] = {}
         self._nodes: dict[str, float] = {}
@@ -130,7 +118,7 @@ class SqlitePresence(MemoryPresence):
         self.opened = {
             "sessions": len(self._sessions),
             "rooms": len(self._rooms),
-            "events": sum(self._on_disk.values()),
+            "events": sum(len(log_) for log_ in self._events.values()),
             "records_imported": imported,
             "open_ms": round((time.perf_counter() - t0) * 1000, 1),
         }
@@ -164,6 +152,9 @@ class SqlitePresence(MemoryPresence):
     def _write(self, sql: str, *params: Any) -> None:
         self._writer_or_fail().write(sql, params)
 
+    def barrier(self) -> asyncio.Future[None] | None:
+        return None if self._writer is None else self._writer.barrier()
+
     # -- loading --------------------------------------------------------------------------
     def _load(self) -> None:
         """Everything but records into memory, as the previous run left it."""
@@ -184,7 +175,6 @@ class SqlitePresence(MemoryPresence):
             if seq != len(log_) + 1:
                 raise DataDirError(f"data dir {self.data_dir}: room {room_id}'s log has a gap")
             log_.append(packed)
-        self._on_disk = {r: len(events) for r, events in self._events.items()}
         for game, player, data in conn.execute("SELECT * FROM ratings"):
             self._ratings[game][player] = json.loads(data)
         self._record_n = conn.execute("SELECT coalesce(max(n), 0) FROM records").fetchone()[0]
@@ -261,7 +251,6 @@ class SqlitePresence(MemoryPresence):
     @durable
     async def delete_room(self, room_id: str) -> None:
         await super().delete_room(room_id)
-        self._on_disk.pop(room_id, None)
         self._write("DELETE FROM rooms WHERE room_id = ?", room_id)
         self._write("DELETE FROM events WHERE room_id = ?", room_id)
 
@@ -290,29 +279,11 @@ class SqlitePresence(MemoryPresence):
         lobby: JSON | None = None,
     ) -> int:
         seq = await super().append_packed(room_id, event, packed, expected_seq, owner, lobby)
-        log_ = self._events[room_id]
-        self._write("INSERT INTO events VALUES (?, ?, ?)", room_id, seq, log_[seq - 1])
-        self._writer_or_fail().on_commit(functools.partial(self._on_disk_to, room_id, log_, seq))
+        self._write("INSERT INTO events VALUES (?, ?, ?)", room_id, seq, self._events[room_id][-1])
         return seq
-
-    def _on_disk_to(self, room_id: str, log_: list[bytes], seq: int) -> None:
-        if self._events.get(room_id) is log_:  # (not deleted meanwhile)
-            self._on_disk[room_id] = max(self._on_disk.get(room_id, 0), seq)
 
     append_packed_saving_room = durable(MemoryPresence.append_packed_saving_room)
     append_packed_many = durable(MemoryPresence.append_packed_many)
-
-    async def read_events(
-        self, room_id: str, after_seq: int = 0, limit: int | None = None
-    ) -> list[JSON]:
-        log_ = self._events.get(room_id, [])[: self._on_disk.get(room_id, 0)]
-        chosen = log_[max(after_seq, 0) :]
-        if limit is not None:
-            chosen = chosen[:limit]
-        return [msgpack.unpackb(packed, raw=False) for packed in chosen]
-
-    async def last_seq(self, room_id: str) -> int:
-        return self._on_disk.get(room_id, 0)
 
     # -- node bus (server.cluster; one node, in process) ---------------------------------------
     async def publish_node(self, node_id: str, messages: list[str]) -> list[int]:
@@ -352,12 +323,14 @@ class SqlitePresence(MemoryPresence):
             self._write(sql, *params)
 
     async def get_record(self, game_id: str) -> JSON | None:
+        await self.settled()  # (records are read from the database: the writes first)
         row = self._read("SELECT data FROM records WHERE game_id = ?", game_id)
         return None if not row else json.loads(row[0][0])
 
     async def list_records(
         self, limit: int = 50, player: str | None = None, game: str | None = None
     ) -> list[JSON]:
+        await self.settled()
         sql = "SELECT r.game_id, r.data FROM records r"
         where, params = [], []
         if player is not None:

@@ -1,11 +1,13 @@
 """Group commit: the writes of one event-loop step go to disk together, off the loop.
 
-Callers on the loop add statements with :meth:`GroupCommit.write`, which returns the
-future of the current batch. The batch is handed to the writer thread at the next
-loop step (``call_soon``); the thread runs every batch waiting for it in one
-transaction and one commit (one fsync in WAL mode with ``synchronous=FULL``), then
-resolves their futures on the loop. So a move costs its share of an fsync, the loop
-never waits on the disk, and whoever awaits the future knows the write is on disk.
+Callers on the loop add statements with :meth:`GroupCommit.write` and go on at once
+(no await: a suspended room would cost more than the write). The batch is handed to
+the writer thread at the next loop step (``call_soon``); the thread runs every batch
+waiting for it in one transaction and one commit (one fsync in WAL mode with
+``synchronous=FULL``), then resolves their futures on the loop. What tells a client
+of a change waits for :meth:`GroupCommit.barrier` (output commit: server.connection
+holds the frames), so a move costs its share of an fsync, the loop never waits on
+the disk, and nobody hears of a write before it is on disk.
 
 A commit that fails (a full disk, an I/O error) fails its futures and every write
 after it (:class:`~server.presence.base.PresenceError`): what is in memory can no
@@ -40,6 +42,8 @@ class GroupCommit:
         self._loop = loop
         self._batch: list[Statement] = []
         self._future: asyncio.Future[None] | None = None
+        #: the newest batch's future (open, being committed, or done)
+        self._last: asyncio.Future[None] | None = None
         self._after: list[Callable[[], None]] = []
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self.failed: str | None = None
@@ -68,10 +72,17 @@ class GroupCommit:
         """The open batch's future, None if nothing was written in this loop step."""
         return self._future
 
+    def barrier(self) -> asyncio.Future[None] | None:
+        """The newest batch's future while it is not on disk (failed: that failure)."""
+        last = self._last
+        if last is None or (last.done() and self.failed is None):
+            return None
+        return last
+
     def pending(self) -> asyncio.Future[None] | None:
         """The current batch's future (a new batch if none is open)."""
         if self._future is None:
-            self._future = self._loop.create_future()
+            self._future = self._last = self._loop.create_future()
             # a failure is raised to whoever awaits it; nobody awaiting it is no error
             self._future.add_done_callback(lambda f: f.cancelled() or f.exception())
             self._loop.call_soon(self._hand_over)
