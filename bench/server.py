@@ -32,7 +32,9 @@ clients run in ``--workers`` separate processes). The arena runs through
 - **sqlite** (``--store sqlite``): the arena on the durable default store (SQLite in a
   fresh temporary data dir, every move on disk before it is answered); moves/s
   sqlite/memory, and the server's event-loop lag p99 (from its ``/metrics``
-  histogram: the bound of the bucket the p99 falls in).
+  histogram: the bound of the bucket the p99 falls in). Instant movers saturate
+  the server, so their lag is the saturation's; with ``--think``, the paced runs
+  are played on SQLite too, for the lag at a load the server carries.
 - **idle**: ``--connections`` connections that say hello and log in, then
   sit idle; the server's RSS (``VmRSS`` in ``/proc/PID/status``) before and
   after gives memory per connection. The fd limit of every process is raised
@@ -1022,6 +1024,8 @@ def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
         lines.append(row("arena moves (redis)", res["redis"]))
     if "sqlite" in res:
         lines.append(row("arena moves (sqlite)", res["sqlite"]))
+    for paced in res.get("sqlite_paced", []):
+        lines.append(row(f"sqlite, think {paced['think']:g} s", paced))
     ratio = arena["rate"] / echo["rate"] if echo["rate"] else float("nan")
 
     def p99_verdict(p99: float) -> str:
@@ -1082,6 +1086,18 @@ def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
             f"({sq['loop_lag_samples']:.0f} samples; target < 10 ms: "
             f"{'met' if lag <= 10 else 'NOT met'})"
         )
+    memory_paced = {p["think"]: p for p in res.get("paced", [])}
+    for sq in res.get("sqlite_paced", []):
+        mem = memory_paced[sq["think"]]
+        lag = sq["loop_lag_p99_ms"]
+        lines.append(
+            f"paced, think {sq['think']:g} s ({sq['rate']:.0f} moves/s sqlite, "
+            f"{mem['rate']:.0f} memory): event-loop lag p99 <= {lag:g} ms sqlite, "
+            f"<= {mem['loop_lag_p99_ms']:g} ms memory ({sq['loop_lag_samples']:.0f} "
+            f"samples; target < 10 ms: {'met' if lag <= 10 else 'NOT met'}); "
+            f"server CPU per move sqlite/memory "
+            f"{sq['server_cpu_us'] / mem['server_cpu_us']:.2f}"
+        )
     if "redis_failed" in res:
         lines.append(f"redis: failed, {res['redis_failed']}")
     elif "redis_skipped" in res:
@@ -1092,6 +1108,7 @@ def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
         if name in res
     ]
     runs += [(f"think {p['think']:g} s", p) for p in res.get("paced", [])]
+    runs += [(f"sqlite, think {p['think']:g} s", p) for p in res.get("sqlite_paced", [])]
     for name, run in runs:
         if run.get("errors"):
             lines.append(f"{name} errors: {run['errors']}")
@@ -1197,6 +1214,7 @@ def main(argv: list[str] | None = None) -> int:
         "echo": [],
         "relay": [],
         **{f"paced {think}": [] for think in args.think},
+        **{f"sqlite paced {think}": [] for think in args.think if args.store == "sqlite"},
         "redis": [],
         "sqlite": [],
     }
@@ -1219,6 +1237,10 @@ def main(argv: list[str] | None = None) -> int:
                 runs[f"paced {think}"].append(arena_phase(args, None, None, think))
             if args.store == "sqlite":
                 runs["sqlite"].append(arena_phase(args, None, None, store="sqlite"))
+                for think in args.think:  # the loop's lag at a load it can carry
+                    runs[f"sqlite paced {think}"].append(
+                        arena_phase(args, None, None, think, store="sqlite")
+                    )
             if url is not None and "redis_failed" not in res:
                 try:
                     runs["redis"].append(arena_phase(args, url, None))
@@ -1227,6 +1249,10 @@ def main(argv: list[str] | None = None) -> int:
     for name, rounds in runs.items():
         if rounds and name.startswith("paced "):
             res.setdefault("paced", []).append({"think": float(name[6:]), **summarize(rounds)})
+        elif rounds and name.startswith("sqlite paced "):
+            res.setdefault("sqlite_paced", []).append(
+                {"think": float(name[13:]), **summarize(rounds)}
+            )
         elif rounds:
             res[name] = summarize(rounds)
     if args.profile or args.py_spy:  # a round of its own: profilers slow the server down
