@@ -32,6 +32,7 @@ from server.config import Config
 from server.connection import Connection, WriteBatches
 from server.deal_pool import DealPool
 from server.host import Handler
+from server.keepalive import Keepalive
 from server.lobby import Lobby
 from server.login import Login
 from server.login_throttle import LoginGuard
@@ -85,6 +86,10 @@ class Arena:
         #: frames of one loop step, one write per connection at the next (server.connection)
         self.write_batches = WriteBatches(self.presence.barrier)
         self.deals = DealPool()
+        #: WebSocket pings for every connection from one task (server.keepalive)
+        self.keepalive = (
+            Keepalive(config.ping_interval, config.ping_timeout) if config.ping_interval else None
+        )
         self._tasks: list[asyncio.Task[Any]] = []
         #: the games hosted, as welcome lists them
         self.games = _game_infos()
@@ -139,6 +144,8 @@ class Arena:
             ("tournament-pushes", self.tournaments.run_pushes()),
         ):
             self._tasks.append(asyncio.create_task(coro, name=name))
+        if self.keepalive is not None:
+            self._tasks.append(asyncio.create_task(self.keepalive.run(), name="keepalive"))
         self.log.info("arena_started", records=loaded)
 
     async def shutdown(self) -> None:
@@ -227,6 +234,8 @@ class Arena:
         conn = Connection(self, ws)
         self.addresses.opened(conn.address)
         self.connections.add(conn)
+        if self.keepalive is not None:
+            self.keepalive.add(conn)
         self.metrics.connections.inc()
         self.metrics.connections_total.inc()
         try:
@@ -234,6 +243,8 @@ class Arena:
         finally:
             self.addresses.closed(conn.address)
             self.connections.discard(conn)
+            if self.keepalive is not None:
+                self.keepalive.discard(conn)
             self.lobby_conns.discard(conn)
             self.metrics.connections.dec()
             await self.session_service.connection_lost(conn)
@@ -291,8 +302,8 @@ async def running(config: Config, presence: Presence | None = None) -> AsyncIter
         config.port,
         process_request=arena.process_request,
         max_size=config.max_frame_bytes,
-        ping_interval=config.ping_interval,
-        ping_timeout=config.ping_timeout,
+        ping_interval=None,  # one task pings every connection: arena.keepalive
+        ping_timeout=None,
         close_timeout=2.0,
         compression=None,
     )

@@ -72,6 +72,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="seconds a dropped player may take to resume before losing by abandonment (60)",
     )
     parser.add_argument(
+        "--ping-interval",
+        type=float,
+        default=20.0,
+        help="seconds between the WebSocket pings sent to each connection (welcome's "
+        "limits.ping_interval_ms); 0: none (20)",
+    )
+    parser.add_argument(
+        "--ping-timeout",
+        type=float,
+        default=20.0,
+        help="seconds a ping's pong may take before the connection is closed (1011); "
+        "0: wait forever (20)",
+    )
+    parser.add_argument(
         "--bot-max-games",
         type=int,
         default=0,
@@ -183,6 +197,8 @@ def run(args: argparse.Namespace) -> int:
     if rate_burst < 1 or rate_per_second <= 0:
         raise CliError("--rate needs a burst of at least 1 and a positive rate")
     presence_url, data_dir = store_url(args)
+    if args.ping_interval < 0 or args.ping_timeout < 0:
+        raise CliError("--ping-interval and --ping-timeout want seconds, 0 or more")
     if args.admin_token is not None and len(args.admin_token) < 16:
         raise CliError("--admin-token wants a secret of at least 16 characters")
     exempt = tuple(n.strip() for n in args.address_limits_exempt.split(",") if n.strip())
@@ -204,6 +220,8 @@ def run(args: argparse.Namespace) -> int:
         lease_ttl=args.lease_ttl,
         node=args.node,
         grace=args.grace,
+        ping_interval=args.ping_interval or None,
+        ping_timeout=args.ping_timeout or None,
         web_dir=None if args.no_web else str(WEB_STATIC),
         allowed_origins=parse_allow_list(args.allow_origin),
         metrics_port=args.metrics_port,
