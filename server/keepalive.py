@@ -55,13 +55,13 @@ class Keepalive:
         self._slot: dict[Connection, int] = {}
         #: tick number -> pings whose pongs are due by then
         self._due: dict[int, list[tuple[Connection, asyncio.Future[float]]]] = {}
-        self._next = 0  # the next tick to run
+        self._tick = 0  # the last tick run
         #: pings of connections with output waiting, each in a task of its own
         self._slow: set[asyncio.Task[None]] = set()
 
     def add(self, conn: Connection) -> None:
         """Ping ``conn`` from about one interval from now on."""
-        slot = (self._next - 1) % self.slots  # just visited: its next visit is an interval away
+        slot = self._tick % self.slots  # just visited: its next visit is an interval away
         self._wheel[slot].add(conn)
         self._slot[conn] = slot
 
@@ -75,9 +75,9 @@ class Keepalive:
         start = loop.time()
         try:
             while True:
-                await asyncio.sleep(max(0.0, start + (self._next + 1) * self.tick - loop.time()))
-                self._next += 1
-                await self.sweep(self._next)
+                await asyncio.sleep(max(0.0, start + (self._tick + 1) * self.tick - loop.time()))
+                self._tick += 1
+                await self.sweep(self._tick)
         finally:
             for pings in self._due.values():
                 for _, fut in pings:

@@ -24,6 +24,7 @@ def test_bench_server_tiny_run(tmp_path: Path) -> None:
         "--rounds", "1",
         "--workers", "1",
         "--connections", "40",
+        "--idle-seconds", "0.5",
         "--think", "0.1,0.05",
         "--json", str(out),
     ]  # fmt: skip
@@ -43,6 +44,7 @@ def test_bench_server_tiny_run(tmp_path: Path) -> None:
         "move p99, instant moves:",
         "move p99, think 0.1 s (",
         "idle: 40 of 40",
+        "logged-in connections per GiB (target >= 40,000: ",
     ):
         assert line in text, text
     res = json.loads(out.read_text())
@@ -64,6 +66,7 @@ def test_bench_server_tiny_run(tmp_path: Path) -> None:
     assert res["made_bytes"] > res["move_bytes"] > 0  # echo frames are move_made sized
     assert idle["open"] == 40 and idle["held"] >= 40 and idle["errors"] == {}
     assert idle["rss"] >= idle["rss_base"] > 0
+    assert idle["cpu_us_per_conn_s"] >= 0 and idle["seconds"] >= 0.5
 
 
 def test_bench_server_cpu_tiny_run() -> None:
