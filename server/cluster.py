@@ -115,7 +115,6 @@ class Cluster(ForwardedCalls, NodeInbox, Sweeps):
         #: room -> forwarded request id -> its outcome, for requests that changed the room
         self._requests: dict[str, dict[str, tuple[str, Any]]] = {}
         self._idle_routes: set[str] = set()
-        self.takeovers: list[dict[str, Any]] = []
 
     # -- lifecycle ----------------------------------------------------------------------
     async def start(self) -> None:
@@ -290,7 +289,6 @@ class Cluster(ForwardedCalls, NodeInbox, Sweeps):
             took = time.monotonic() - t0
             arena.metrics.takeovers.inc()
             arena.metrics.takeover_seconds.observe(took)
-            self.takeovers.append({"room": room_id, "from": previous, "seq": room.seq})
             (room.log.debug if quiet else room.log.info)(
                 "room_taken_over",
                 previous_node=previous,
