@@ -21,7 +21,10 @@ processes:
   covers that spread, then ``--duration`` seconds are measured.
 
 Measured in the window: the server process's CPU time over wall time from
-``/proc/PID/stat`` (the clients' CPU is not in it, and is reported beside it),
+``/proc/PID/stat`` (the clients' CPU is not in it, and is reported beside it), the
+share of the window it waited runnable for a CPU (``/proc/PID/schedstat``: the
+machine's other load; latencies taken while it is more than a few percent are the
+machine's),
 moves per second, and move latency (a move written -> its ``move_made`` read by
 the mover; the client's own scheduling is in it, so it is an upper bound of the
 server's). The load generator needs CPU too, on the same machine: by default
@@ -99,6 +102,15 @@ class PacedPlayer(bs.Player):
         self.sent_at = time.monotonic()
         protocol.send_binary(frame)
         self.ws.transport.write(b"".join(protocol.data_to_send()))
+
+
+def run_queue_seconds(pid: int) -> float:
+    """Seconds ``pid``'s threads waited runnable for a CPU (``/proc/PID/schedstat``)."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+            total += int(f.read().split()[1])
+    return total / 1e9
 
 
 def pin(cpus: list[int] | None) -> None:
@@ -200,9 +212,11 @@ def run_paced(args: argparse.Namespace, pace: float, games: int) -> dict[str, An
         time.sleep(max(0.0, start - time.monotonic()))
         pids = [srv.pid] + [int(p.pid) for p in procs]
         cpu0 = {pid: bs.cpu_seconds(pid) for pid in pids}
+        wait0 = run_queue_seconds(srv.pid)
         t0 = time.monotonic()
         time.sleep(max(0.0, end - time.monotonic()))
         cpu1 = {pid: bs.cpu_seconds(pid) for pid in pids}
+        waited = run_queue_seconds(srv.pid) - wait0
         span = time.monotonic() - t0
         rss = bs.rss_bytes(srv.pid)
         results = []
@@ -238,6 +252,9 @@ def run_paced(args: argparse.Namespace, pace: float, games: int) -> dict[str, An
         "offered_rate": games / pace,
         "games_done": sum(r["games"] for r in results),
         "server_cpu": server_cpu,
+        #: share of the window the server was runnable but waiting for a CPU (the
+        #: machine's other load: latency measured while it is high is the machine's)
+        "server_waited": waited / span,
         "server_cpu_us_per_move": server_cpu * span / moves * 1e6 if moves else float("nan"),
         "client_cpu": sum(cpu1[p] - cpu0[p] for p in pids[1:]) / span,
         "median_ms": statistics.median(latencies) * 1000 if latencies else float("nan"),
@@ -268,13 +285,14 @@ def report(args: argparse.Namespace, runs: list[dict[str, Any]]) -> str:
         f"{args.duration:g} s measured per run after a warm-up of one game's length",
         "",
         f"{'s/move':>7}{'games':>7}{'moves/s':>9}{'offered':>9}{'server CPU':>12}"
-        f"{'us/move':>9}{'clients CPU':>13}{'median ms':>11}{'p99 ms':>8}{'max ms':>8}"
+        f"{'us/move':>9}{'waited':>8}{'clients CPU':>13}{'median ms':>11}{'p99 ms':>8}{'max ms':>8}"
         f"{'RSS MiB':>9}{'games at 60%':>14}{'load':>12}  verdict",
     ]
     for r in runs:
         lines.append(
             f"{r['pace']:>7g}{r['games']:>7}{r['rate']:>9.0f}{r['offered_rate']:>9.0f}"
             f"{r['server_cpu']:>11.1%} {r['server_cpu_us_per_move']:>8.0f}"
+            f"{r['server_waited']:>8.1%}"
             f"{r['client_cpu']:>12.1%} {r['median_ms']:>10.2f}{r['p99_ms']:>8.2f}"
             f"{r['max_ms']:>8.1f}{r['server_rss'] / (1 << 20):>9.0f}{r['games_at_60']:>14.0f}"
             f"{r['load'][0] + '->' + r['load'][1]:>12}  {verdict(r)}"

@@ -30,4 +30,5 @@ def test_bench_paced_tiny_run(tmp_path: Path) -> None:
         assert run["rate"] <= run["offered_rate"] * 1.5, run  # the pace held the movers back
         assert 0 < run["median_ms"] <= run["p99_ms"] <= run["max_ms"], run
         assert 0 < run["server_cpu"] < 1.5 and run["server_rss"] > 0, run
+        assert 0 <= run["server_waited"] < 1.5, run
         assert run["warmup"] >= run["pace"] * 10.5  # one game's length, spread
