@@ -55,9 +55,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import msgpack
 from websockets.asyncio.client import connect
-from websockets.protocol import State
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -69,39 +67,6 @@ CPU_TARGET = 0.60
 P99_TARGET_MS = 20.0
 #: plies in a 4x4 standard game, on average (bench/peers/README: ~10.5)
 GAME_MOVES = 10.5
-
-
-class PacedPlayer(bs.Player):
-    """``bench/server.py``'s player, but its move goes out from a timer ``think`` s
-    (0.5x-1.5x) after its turn starts, written straight through the sans-I/O protocol."""
-
-    async def _maybe_move(self, msg: dict[str, Any]) -> None:
-        if msg.get("to_move") != self.seat or not msg.get("legal_moves"):
-            return
-        window = self.window
-        if window is None or window.stop.is_set():
-            return
-        frame = msgpack.packb(
-            {
-                "type": "move",
-                "id": next(self.ids),
-                "room": self.room,
-                "move": msg["legal_moves"][0],
-                "reply": "event",
-            }
-        )
-        delay = self.think * random.uniform(0.5, 1.5)
-        asyncio.get_running_loop().call_later(delay, self._write, frame)
-
-    def _write(self, frame: bytes) -> None:
-        protocol = self.ws.protocol
-        if (self.window is not None and self.window.stop.is_set()) or (
-            protocol.state is not State.OPEN
-        ):
-            return
-        self.sent_at = time.monotonic()
-        protocol.send_binary(frame)
-        self.ws.transport.write(b"".join(protocol.data_to_send()))
 
 
 def run_queue_seconds(pid: int) -> float:
@@ -130,7 +95,6 @@ def paced_worker(pipe: Any, url: str, pairs: int, index: int, opts: dict[str, An
     bs.raise_nofile()
 
     async def main() -> dict[str, Any]:
-        loop = asyncio.get_running_loop()
         stats = bs.Stats()
         gate = asyncio.Semaphore(bs.OPENING)
 
@@ -142,20 +106,15 @@ def paced_worker(pipe: Any, url: str, pairs: int, index: int, opts: dict[str, An
                 await bs.login(ws, f"p{index}-{i}")
             return ws
 
-        try:
-            conns = await asyncio.gather(*(one(i) for i in range(2 * pairs)))
-        except Exception as exc:  # report it rather than leave the parent waiting
-            pipe.send(f"{type(exc).__name__}: {exc}")
+        conns = await bs.open_all(pipe, [one(i) for i in range(2 * pairs)])
+        if conns is None:
             return {}
-        players = [PacedPlayer(ws, stats, opts["pace"]) for ws in conns]
-        pipe.send("ready")
-        start, end = await loop.run_in_executor(None, pipe.recv)
-        window = bs.Window(start, end)
-        loop.call_at(loop.time() + max(0.0, end - time.monotonic()), window.stop.set)
+        players = [bs.Player(ws, stats, opts["pace"]) for ws in conns]
+        window = await bs.ready_for_window(pipe)
         for p in players:
             p.window = window
 
-        async def pair(a: PacedPlayer, b: PacedPlayer) -> None:
+        async def pair(a: bs.Player, b: bs.Player) -> None:
             await asyncio.sleep(random.uniform(0, opts["spread"]))
             await bs.play_pair(a, b, window, "collapsi", "standard", rematch=opts["rematch"])
 
@@ -190,20 +149,10 @@ def run_paced(args: argparse.Namespace, pace: float, games: int) -> dict[str, An
     try:
         url = f"ws://127.0.0.1:{srv.port}"
         opts = {"pace": pace, "spread": spread, "rematch": args.rematch, "cpus": client_cpus}
-        for i, pairs in enumerate(bs.split(games, min(args.workers, games))):
-            parent, child = bs.CTX.Pipe()
-            proc = bs.CTX.Process(
-                target=paced_worker, args=(child, url, pairs, i, opts), daemon=True
-            )
-            proc.start()
-            procs.append(proc)
-            pipes.append(parent)
-        for p in pipes:
-            if not p.poll(600):
-                raise RuntimeError("a worker did not log its clients in within 600 s")
-            status = p.recv()
-            if status != "ready":
-                raise RuntimeError(f"a worker could not log its clients in: {status}")
+        shares = bs.split(games, min(args.workers, games))
+        procs, pipes = bs.start_workers(
+            paced_worker, [(url, n, i, opts) for i, n in enumerate(shares)], "paced", 600
+        )
         open_s = time.monotonic() - t_open
         start = time.monotonic() + 0.2 + warmup
         end = start + args.duration

@@ -89,6 +89,7 @@ from typing import Any
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection, broadcast, serve
+from websockets.protocol import State
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -370,7 +371,6 @@ class Player:
         self.reply = reply
         #: mean seconds between a player's turn and its move (0: at once)
         self.think = think
-        self._later: set[asyncio.Task[None]] = set()
         self.ids = itertools.count(1)
         self.pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self.room: str | None = None
@@ -456,12 +456,16 @@ class Player:
         await self.ws.send(frame)
 
     def _send_later(self, frame: bytes) -> None:
-        if self.window is not None and self.window.stop.is_set():
+        """A thought-out move, from a timer: written at once through the connection's
+        sans-I/O protocol (no task per move: the paced loads keep the clients cheap)."""
+        protocol = self.ws.protocol
+        if (self.window is not None and self.window.stop.is_set()) or (
+            protocol.state is not State.OPEN
+        ):
             return
         self.sent_at = time.monotonic()
-        task = asyncio.ensure_future(self.ws.send(frame))
-        self._later.add(task)
-        task.add_done_callback(self._later.discard)
+        protocol.send_binary(frame)
+        self.ws.transport.write(b"".join(protocol.data_to_send()))
 
 
 async def open_ws(url: str, gate: asyncio.Semaphore) -> ClientConnection:
@@ -560,6 +564,26 @@ async def relay_pair(
                 stats.latencies.append(now - sent)
 
 
+async def open_all(pipe: Any, opening: list[Any]) -> list[Any] | None:
+    """Await every connection's opening; on a failure tell the parent (rather than
+    leave it waiting) and return None."""
+    try:
+        return list(await asyncio.gather(*opening))
+    except Exception as exc:
+        pipe.send(f"{type(exc).__name__}: {exc}")
+        return None
+
+
+async def ready_for_window(pipe: Any) -> Window:
+    """Tell the parent ``ready``; the measured window it answers, stopped on time."""
+    loop = asyncio.get_running_loop()
+    pipe.send("ready")
+    start, end = await loop.run_in_executor(None, pipe.recv)
+    window = Window(start, end)
+    loop.call_at(loop.time() + max(0.0, end - time.monotonic()), window.stop.set)
+    return window
+
+
 def load_worker(
     pipe: Any, mode: str, url: str, pairs: int, index: int, opts: dict[str, Any]
 ) -> None:
@@ -567,7 +591,6 @@ def load_worker(
     raise_nofile()
 
     async def main() -> dict[str, Any]:
-        loop = asyncio.get_running_loop()
         stats = Stats()
         gate = asyncio.Semaphore(OPENING)
 
@@ -581,21 +604,16 @@ def load_worker(
                 await ws.recv()
             return ws
 
-        try:
-            conns = await asyncio.gather(*(one(i) for i in range(2 * pairs)))
-        except Exception as exc:  # report it rather than leave the parent waiting
-            pipe.send(f"{type(exc).__name__}: {exc}")
+        conns = await open_all(pipe, [one(i) for i in range(2 * pairs)])
+        if conns is None:
             return {}
         players = (
             [Player(ws, stats, opts["think"], opts["reply"]) for ws in conns]
             if mode == "arena"
             else []
         )
-        pipe.send("ready")
-        start, end = await loop.run_in_executor(None, pipe.recv)
-        window = Window(start, end)
-        loop.call_at(loop.time() + max(0.0, end - time.monotonic()), window.stop.set)
-        await asyncio.sleep(max(0.0, start - opts["warmup"] - time.monotonic()))
+        window = await ready_for_window(pipe)
+        await asyncio.sleep(max(0.0, window.start - opts["warmup"] - time.monotonic()))
         if mode == "arena":
             for p in players:
                 p.window = window
@@ -663,29 +681,43 @@ def idle_worker(pipe: Any, url: str, count: int, index: int) -> None:
 # -- phases ---------------------------------------------------------------------------------------
 
 
+def start_workers(
+    target: Any, arg_tuples: list[tuple[Any, ...]], what: str, timeout: float
+) -> tuple[list[Any], list[Any]]:
+    """A process per ``target(pipe, *args)``; returns once each said ``ready`` (if one
+    did not within ``timeout`` s: all killed, RuntimeError)."""
+    procs, pipes = [], []
+    for args in arg_tuples:
+        parent, child = CTX.Pipe()
+        proc = CTX.Process(target=target, args=(child, *args), daemon=True)
+        proc.start()
+        procs.append(proc)
+        pipes.append(parent)
+    for p in pipes:
+        status = p.recv() if p.poll(timeout) else f"nothing in {timeout:g} s"
+        if status != "ready":
+            for proc in procs:
+                proc.kill()
+            raise RuntimeError(f"{what}: a worker could not log its clients in: {status}")
+    return procs, pipes
+
+
 def run_load(
     mode: str, srv: ServerProc, args: argparse.Namespace, opts: dict[str, Any]
 ) -> dict[str, Any]:
     """Workers open their pairs; then warm-up, then the measured window."""
     url = f"ws://127.0.0.1:{srv.port}"
     server_pid = srv.pid
-    procs, pipes = [], []
-    for i, pairs in enumerate(split(args.games, args.workers)):
-        if pairs == 0:
-            continue
-        parent, child = CTX.Pipe()
-        proc = CTX.Process(target=load_worker, args=(child, mode, url, pairs, i, opts), daemon=True)
-        proc.start()
-        procs.append(proc)
-        pipes.append(parent)
-    for p in pipes:
-        if not p.poll(120):
-            raise RuntimeError(f"{mode}: a worker did not connect in 120 s")
-        status = p.recv()
-        if status != "ready":
-            for proc in procs:
-                proc.kill()
-            raise RuntimeError(f"{mode}: a worker could not log its clients in: {status}")
+    procs, pipes = start_workers(
+        load_worker,
+        [
+            (mode, url, pairs, i, opts)
+            for i, pairs in enumerate(split(args.games, args.workers))
+            if pairs
+        ],
+        mode,
+        120,
+    )
     start = time.monotonic() + 0.2 + args.warmup
     end = start + args.duration / args.rounds
     for p in pipes:

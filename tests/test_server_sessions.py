@@ -7,12 +7,12 @@ where the client library would refuse to misbehave.
 from __future__ import annotations
 
 import asyncio
-import base64
 import os
 from typing import Any
 
 import pytest
 from conftest import strong
+from test_keepalive import handshake
 from test_server_games import ready_all, seat_players
 from websockets.asyncio.client import connect
 
@@ -230,17 +230,7 @@ async def test_no_hello_in_time_is_closed(arena: Any) -> None:
 async def test_a_dead_peer_is_found_by_pings(arena: Any) -> None:
     a = await arena.start(ping_interval=0.2, ping_timeout=0.2)
     # A raw TCP peer that completes the WebSocket handshake, then never answers anything.
-    reader, writer = await asyncio.open_connection("127.0.0.1", a.config.port)
-    key = base64.b64encode(os.urandom(16)).decode()
-    writer.write(
-        (
-            "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        ).encode()
-    )
-    await writer.drain()
-    head = await reader.readuntil(b"\r\n\r\n")
-    assert head.startswith(b"HTTP/1.1 101")
+    _, writer = await handshake(a.config.port)
     (conn,) = a.connections
     await asyncio.wait_for(conn.done.wait(), 5)  # pings unanswered: the server let go
     writer.close()
