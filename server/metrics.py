@@ -113,12 +113,15 @@ class Metrics:
         self.sessions = Gauge("arena_sessions", "Logged-in sessions on this node", registry=r)
         self.rooms = Gauge("arena_rooms", "Rooms hosted by this node", registry=r)
         self.games_live = Gauge("arena_games_live", "Games in progress on this node", registry=r)
-        self.games_started = Counter("arena_games_started", "Games started", ["game"], registry=r)
-        self.games_finished = Counter(
-            "arena_games_finished", "Games finished", ["game", "reason"], registry=r
-        )
-        #: counted on every move and message: batched, added up when scraped
+        #: counted on every move and message (and game): batched, added up when scraped
         self._batched: list[Batched] = []
+        self.games_started = Batched(
+            Counter("arena_games_started", "Games started", ["game"], registry=r), self._batched
+        )
+        self.games_finished = Batched(
+            Counter("arena_games_finished", "Games finished", ["game", "reason"], registry=r),
+            self._batched,
+        )
         self.moves = Batched(
             Counter("arena_moves", "Moves accepted", ["game"], registry=r), self._batched
         )

@@ -137,5 +137,10 @@ async def test_healthz_and_metrics_on_the_game_port(arena: Any) -> None:
     }
     assert again['arena_moves_total{game="collapsi"}'] == 2
     assert again["arena_messages_in_total"] == messages_in + 1
+    assert 'arena_games_finished_total{game="collapsi",reason="resign"}' not in again
+    await ann.resign(state.room)
+    await bob.next(type="game_over")
+    _, _, body = await _http_get(a.config.port, "/metrics")
+    assert 'arena_games_finished_total{game="collapsi",reason="resign"} 1.0' in body
     status, _, _ = await _http_get(a.config.port, "/nope")
     assert status == 404
