@@ -1,13 +1,20 @@
-"""What ``arena bot`` adds to each move, and many games in one runner process.
+"""What ``arena bot`` adds to each move, with 100 games at once in one runner process.
 
-A server (``arena serve``) and an opponent runner (``arena bot`` with an engine that
-answers after ``--opponent-ms``, so that games last and many are under way at once)
-run as subprocesses; the measured runner runs in this process with an engine program
-that answers at once (clients/examples/python/random_engine.py), ``--concurrency``
-games at a time, ``--games`` in all, by quick match. For every move it records the
-runner's own time (from routing the server's event to the game, until the move is
-handed to the client library, without the engine) and the engine's (the pipe round
-trip and its answer). Prints a table; ``--json PATH`` writes the figures.
+A server (``arena serve``, with ``--bot-max-games`` at ``--concurrency`` and a
+per-connection rate that does not pace the runner's one connection) and an opponent
+runner (``arena bot`` whose engine, this file run as ``--slow-engine MS``, answers
+after ``--opponent-ms``, so that games last and many are under way at once) run as
+subprocesses. The measured runner runs in this process with
+an engine program that answers at once (clients/examples/python/random_engine.py),
+``--concurrency`` games at a time, ``--games`` in all, by quick match.
+
+Per move of the measured runner, the runner's own time is taken from the arrival of
+the frame that made it the bot's turn (the websocket's ``data_received``, before the
+frame is even parsed) until the move's frame is handed to the socket (``send``
+returned), minus the engine's own time in between (from its ``go`` line sent until
+its ``bestmove`` read, and a game's ``newgame``/``isready`` at its first move). The
+games under way (started, not over) are counted at every move. Prints a table;
+``--json PATH`` writes the figures.
 
     .venv/bin/python bench/bot.py --games 100 --concurrency 100
 
@@ -25,7 +32,9 @@ import statistics
 import subprocess
 import sys
 import time
+from collections import deque
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,13 +64,105 @@ def slow_engine(ms: int) -> None:
             return
 
 
-async def bench(games: int, concurrency: int, opponent_ms: int) -> dict[str, float]:
-    # imported here: the same file is the opponent's engine, which must start fast
-    sys.path.insert(0, str(ROOT))
-    from clients.bot.brains import EngineBrain
-    from clients.bot.config import BotConfig
-    from clients.bot.runner import BotRunner
+class Stopwatch:
+    """The bench's instruments, installed around the runner without changing it."""
 
+    def __init__(self) -> None:
+        self.arrived: deque[float] = deque()  # data frames stamped, not yet parsed
+        self.chunk_at = 0.0
+        self.turn_at: dict[str, float] = {}  # room -> the frame that made it our turn
+        self.seat: dict[str, int] = {}
+        self.playing: set[str] = set()
+        self.engine: dict[int, list[tuple[float, float]]] = {}  # id(brain) -> spans
+        #: (runner ms, turn-to-sent ms, engine ms, games under way) per move
+        self.moves: list[tuple[float, float, float, int]] = []
+
+    def wrap_socket(self, ws: Any) -> None:
+        """Stamp each data frame with the arrival of the bytes that completed it."""
+        from websockets.frames import DATA_OPCODES
+
+        received, process = ws.data_received, ws.process_event
+
+        def data_received(data: bytes) -> None:
+            self.chunk_at = time.perf_counter()
+            received(data)
+
+        def process_event(event: Any) -> None:
+            if event.opcode in DATA_OPCODES:
+                self.arrived.append(self.chunk_at)
+            process(event)
+
+        ws.data_received, ws.process_event = data_received, process_event
+
+    def frame(self, msg: Any, me: str | None) -> None:
+        """A frame parsed (in order: its stamp is the oldest one left)."""
+        at = self.arrived.popleft() if self.arrived else time.perf_counter()
+        room = getattr(msg, "room", None)
+        if room is None:
+            return
+        kind = msg.type
+        if kind == "room_state" and msg.you is not None:
+            self.seat[room] = msg.you
+            if msg.status == "playing":
+                self.playing.add(room)
+        elif kind == "game_started":
+            self.playing.add(room)
+            for s in msg.seats:
+                if s.player is not None and s.player.name == me:
+                    self.seat[room] = s.seat
+        elif kind in ("game_over", "room_closed"):
+            self.playing.discard(room)
+        if kind in ("room_state", "game_started", "move_made", "player_eliminated"):
+            if msg.to_move is None or msg.to_move != self.seat.get(room):
+                self.turn_at.pop(room, None)
+            else:
+                self.turn_at.setdefault(room, at)  # the first frame of this turn
+
+    def sent(self, room: str, brain: object) -> None:
+        """The move's frame is on its way: the runner's time for this turn."""
+        now = time.perf_counter()
+        turn = self.turn_at.pop(room, None)
+        if turn is None:
+            return  # (a move sent again after a resume)
+        spans = self.engine.get(id(brain), [])
+        engine = sum(end - start for start, end in spans if start >= turn)
+        spans.clear()
+        total = (now - turn) * 1000
+        self.moves.append((total - engine * 1000, total, engine * 1000, len(self.playing)))
+
+    def wrap_brain(self, brain: Any) -> Any:
+        """Time the engine's own answers (``go`` to ``bestmove``, ``newgame``'s isready)."""
+        spans = self.engine.setdefault(id(brain), [])
+        proc = brain.proc
+        go, new_game = proc.go, proc.new_game
+
+        async def timed_go(*args: Any, **kw: Any) -> Any:
+            result = await go(*args, **kw)
+            end = time.perf_counter()
+            spans.append((end - result.elapsed_ms / 1000, end))
+            return result
+
+        async def timed_new_game(*args: Any, **kw: Any) -> None:
+            start = time.perf_counter()
+            await new_game(*args, **kw)
+            spans.append((start, time.perf_counter()))
+
+        proc.go, proc.new_game = timed_go, timed_new_game
+        return brain
+
+
+class Tee(io.StringIO):
+    """The runner's output, kept (games are counted from it) and shown with ``-v``."""
+
+    verbose = False
+
+    def write(self, text: str) -> int:
+        if self.verbose:
+            sys.stderr.write(text)
+        return super().write(text)
+
+
+def start_server(games_at_once: int) -> tuple[subprocess.Popen[str], str]:
     server = subprocess.Popen(
         [
             sys.executable,
@@ -72,39 +173,65 @@ async def bench(games: int, concurrency: int, opponent_ms: int) -> dict[str, flo
             "127.0.0.1",
             "--port",
             "0",
+            "--store",
+            "memory",
             "--log-format",
             "json",
+            # one runner's connection carries every game: the default per-connection
+            # rate (20 frames a second) would pace 100 games' moves, not the runner
+            "--rate",
+            "2000/1000",
+            # a bot may play this many games at once (a player: 8 rooms)
+            "--bot-max-games",
+            str(max(games_at_once, 8)),
         ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
-    url = None
     assert server.stdout is not None
     for line in server.stdout:
         if m := re.search(r"ws://127\.0\.0\.1:\d+", line):
-            url = m.group(0)
-            break
-    assert url, "arena serve did not start"
+            return server, m.group(0)
+    raise SystemExit("arena serve did not start")
+
+
+async def bench(games: int, concurrency: int, opponent_ms: int) -> dict[str, float]:
+    # imported here: the same file is the opponent's engine, which must start fast
+    sys.path.insert(0, str(ROOT))
+    import clients.client
+    from clients.bot.brains import EngineBrain
+    from clients.bot.config import BotConfig
+    from clients.bot.runner import BotRunner
+
+    watch = Stopwatch()
+    real_connect = clients.client.connect
+
+    async def timed_connect(*args: Any, **kw: Any) -> Any:
+        ws = await real_connect(*args, **kw)
+        watch.wrap_socket(ws)
+        return ws
+
+    class TimedClient(clients.client.Client):
+        def _receive(self, msg: Any) -> None:
+            watch.frame(msg, None if self.player is None else self.player.name)
+            super()._receive(msg)
+
+        async def send(self, msg: Any) -> None:
+            await super().send(msg)
+            if msg.type == "move":
+                task = runner.tasks.get(msg.room)
+                watch.sent(msg.room, None if task is None else task.brain)
+
+    clients.client.connect = timed_connect  # type: ignore[assignment]
+    server, url = start_server(concurrency)
+    opponent_engine = f"{sys.executable} {Path(__file__).resolve()} --slow-engine {opponent_ms}"
     opponent = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "clients.cli",
-            "bot",
-            "--url",
-            url,
-            "--name",
-            "opponent",
-            "--level",
-            "random",
-            "--quick-match",
-            "collapsi",
-            "--games",
-            str(games),
-            "--concurrency",
-            str(concurrency),
+            *(sys.executable, "-m", "clients.cli", "bot", "--url", url, "--name", "opponent"),
+            *("--engine", opponent_engine, "--quick-match", "collapsi"),
+            *("--games", str(games), "--concurrency", str(concurrency)),
         ],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
@@ -119,50 +246,40 @@ async def bench(games: int, concurrency: int, opponent_ms: int) -> dict[str, flo
         concurrency=concurrency,
     ).check()
     runner = BotRunner(
-        cfg, lambda strike, log: EngineBrain(ENGINE, {}, strike, log, 30.0), io.StringIO()
+        cfg,
+        lambda strike, log: watch.wrap_brain(EngineBrain(ENGINE, {}, strike, log, 30.0)),
+        Tee(),
     )
-    timings: list[tuple[float, float]] = []
-    peak = 0
-    real_start = runner._start_game
-
-    def start_game(room: str, state: object = None) -> None:
-        real_start(room, state)  # type: ignore[arg-type]
-        timings_of.append(runner.tasks[room])
-
-    async def sample() -> None:  # games under way at once, every 20 ms
-        nonlocal peak
-        while True:
-            peak = max(peak, len(runner.tasks))
-            await asyncio.sleep(0.02)
-
-    timings_of: list = []
-    runner._start_game = start_game  # type: ignore[method-assign]
+    runner.client = TimedClient(url, keep_events=False, patient=True)
     began = time.monotonic()
-    sampler = asyncio.create_task(sample())
     try:
         code = await asyncio.wait_for(runner.run(), 1200)
     finally:
-        sampler.cancel()
         opponent.kill()
+        opponent.wait(10)
         server.terminate()
         server.wait(10)
+        clients.client.connect = real_connect  # type: ignore[assignment]
     wall = time.monotonic() - began
-    for task in timings_of:
-        timings.extend(task.timings)
-    own = [t for t, _ in timings]
-    brain = [b for _, b in timings]
+    own = [r for r, _, _, _ in watch.moves]
+    total = [t for _, t, _, _ in watch.moves]
+    engine = [e for _, _, e, _ in watch.moves]
+    under_way = [n for _, _, _, n in watch.moves]
     finished = sum(1 for ln in runner.out.getvalue().splitlines() if ln.startswith("game "))  # type: ignore[attr-defined]
     return {
         "exit": code,
         "games": finished,
-        "peak_concurrent": peak,
+        "peak_under_way": max(under_way, default=0),
+        "median_under_way": statistics.median(under_way) if under_way else 0,
         "moves": len(own),
+        "moves_at_100": sum(1 for n in under_way if n >= 100),
         "wall_s": wall,
         "runner_p50_ms": statistics.median(own) if own else 0.0,
         "runner_p99_ms": pct(own, 0.99),
-        "runner_max_ms": max(own) if own else 0.0,
-        "engine_p50_ms": statistics.median(brain) if brain else 0.0,
-        "engine_p99_ms": pct(brain, 0.99),
+        "runner_max_ms": max(own, default=0.0),
+        "turn_to_sent_p99_ms": pct(total, 0.99),
+        "engine_p50_ms": statistics.median(engine) if engine else 0.0,
+        "engine_p99_ms": pct(engine, 0.99),
     }
 
 
@@ -173,20 +290,23 @@ def main() -> int:
     parser.add_argument("--opponent-ms", type=int, default=3000)
     parser.add_argument("--slow-engine", type=int, metavar="MS", help=argparse.SUPPRESS)
     parser.add_argument("--json", metavar="PATH")
+    parser.add_argument("-v", action="store_true", help="show the runner's output")
     args = parser.parse_args()
     if args.slow_engine is not None:
         slow_engine(args.slow_engine)
         return 0
+    Tee.verbose = args.v
     r = asyncio.run(bench(args.games, args.concurrency, args.opponent_ms))
     print(
-        "| games | peak at once | moves | wall s | runner p50 ms | runner p99 ms | "
-        "runner max ms | engine p50 ms | engine p99 ms |"
+        "| games | under way: peak | median | moves | moves at 100 | wall s | runner p50 ms | "
+        "runner p99 ms | runner max ms | turn to sent p99 ms | engine p50 ms | engine p99 ms |"
     )
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| ---: " * 12 + "|")
     print(
-        f"| {r['games']} | {r['peak_concurrent']} | {r['moves']} | {r['wall_s']:.1f} | "
-        f"{r['runner_p50_ms']:.3f} | {r['runner_p99_ms']:.3f} | {r['runner_max_ms']:.3f} | "
-        f"{r['engine_p50_ms']:.2f} | {r['engine_p99_ms']:.2f} |"
+        f"| {r['games']} | {r['peak_under_way']} | {r['median_under_way']:g} | {r['moves']} | "
+        f"{r['moves_at_100']} | {r['wall_s']:.1f} | {r['runner_p50_ms']:.3f} | "
+        f"{r['runner_p99_ms']:.3f} | {r['runner_max_ms']:.3f} | "
+        f"{r['turn_to_sent_p99_ms']:.2f} | {r['engine_p50_ms']:.2f} | {r['engine_p99_ms']:.2f} |"
     )
     if args.json:
         Path(args.json).write_text(json.dumps(r, indent=2))

@@ -89,7 +89,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--bot-max-games",
         type=int,
         default=0,
-        help="games a bot may play at once (0: no cap but the rooms per player) (0)",
+        help="games a bot may play at once, in place of the rooms per player (8); "
+        "0: as any player (0)",
     )
     parser.add_argument(
         "--rate",

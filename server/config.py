@@ -54,7 +54,8 @@ class Config:
     ping_timeout: float | None = 20.0
     hello_timeout: float = 10.0
     max_rooms_per_player: int = 8
-    #: games a bot may play at once (0: only max_rooms_per_player); the operator's cap
+    #: games a bot may play at once, the operator's cap in place of max_rooms_per_player
+    #: (0: a bot is limited as any player)
     bot_max_games: int = 0
     #: rating gap quick match accepts at first; it widens by this much per second waited
     match_gap: float = 150.0

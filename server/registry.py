@@ -60,11 +60,12 @@ class RoomRegistry:
         return check_game(game, rules, variant)  # (server.variants: combinations too)
 
     def room_limit(self, s: Session) -> int:
-        """Rooms ``s`` may play in at once: a bot also within the operator's per-bot cap."""
-        limit = self.arena.config.max_rooms_per_player
-        if s.player and s.player.get("bot") and self.arena.config.bot_max_games > 0:
-            limit = min(limit, self.arena.config.bot_max_games)
-        return limit
+        """Rooms ``s`` may play in at once: a bot as many as the operator's per-bot cap
+        says, when set (below or above the players' limit: one runner may play 100)."""
+        cfg = self.arena.config
+        if s.player and s.player.get("bot") and cfg.bot_max_games > 0:
+            return cfg.bot_max_games
+        return cfg.max_rooms_per_player
 
     def at_limit(self, s: Session) -> bool:
         return self.player_rooms(s) >= self.room_limit(s)

@@ -121,6 +121,24 @@ async def test_the_operator_caps_a_bots_games_at_once(arena: Any) -> None:
     await bob.next(type="matched")
 
 
+async def test_the_operators_cap_lets_a_bot_play_more_games_than_a_player(arena: Any) -> None:
+    # one runner may play many games at once: the per-bot cap replaces the players' limit
+    await arena.start(max_rooms_per_player=1, bot_max_games=2)
+    bot = await arena.client("busy", bot=True)
+    ann, bob, cat = [await arena.client(n) for n in ("ann", "bob", "cat")]
+    rooms = set()
+    for human in (ann, bob):
+        await human.challenge("busy", "collapsi")
+        got = await bot.next(type="challenged")
+        await bot.accept_challenge(got.challenge)
+        rooms.add((await bot.next(type="matched")).room)
+    assert len(rooms) == 2  # two games at once, over the players' limit of one
+    await cat.challenge("busy", "collapsi")
+    got = await bot.next(type="challenged")
+    with pytest.raises(ArenaError, match="too_many_rooms"):
+        await bot.accept_challenge(got.challenge)
+
+
 async def test_a_challenge_reaches_a_player_on_another_node(
     arena: Any, redis_url: str, redis_prefix: str
 ) -> None:

@@ -25,6 +25,27 @@ from protocol import messages as m
 Log = Callable[[str], None]
 
 
+class GameLog:
+    """A game's log, chosen once the brain knows its room: lines before that (a warm
+    engine's handshake) are kept and written first."""
+
+    def __init__(self) -> None:
+        self.target: Log | None = None
+        self._held: list[str] = []
+
+    def __call__(self, text: str) -> None:
+        if self.target is None:
+            self._held.append(text)
+        else:
+            self.target(text)
+
+    def attach(self, target: Log) -> None:
+        self.target = target
+        for text in self._held:
+            target(text)
+        self._held.clear()
+
+
 class GameTask:
     """Plays the bot's seat of ``room`` until the game there ends (or the room closes)."""
 
@@ -53,9 +74,6 @@ class GameTask:
         self.started_game = 0
         self._meta: tuple[str, str, str, dict[str, Any]] | None = None
         self._moved_at = -1  # the history length the bot last answered for
-        #: (runner ms, brain ms) per move played
-        self.timings: list[tuple[float, float]] = []
-        self._ready_at = 0.0
 
     def feed(self, msg: Any) -> None:
         self.queue.put_nowait((msg, time.monotonic()))
@@ -138,7 +156,6 @@ class GameTask:
         self.log(f"game {self.started_game} starts: {g.name}/{g.variant}, seat {self.seat}")
         try:
             await self.brain.new_game(self.game, self.seat)
-            self._ready_at = time.monotonic()  # the brain's set-up is not the runner's time
         except EngineRefused as exc:
             self.log(f"the engine refused the game: {exc}; resigning")
             await self.send_move(RESIGN)
@@ -179,8 +196,7 @@ class GameTask:
         except EngineProcessError as exc:
             self.log(f"no move: {exc}")
             move = None
-        done = time.monotonic()
-        took = (done - started) * 1000
+        took = (time.monotonic() - started) * 1000
         if move is None:
             self.log(f"no move in {took:.0f} ms; the clock decides")
             if mt.hard_ms is None:
@@ -188,10 +204,6 @@ class GameTask:
             return
         self._moved_at = len(self.game.history)
         self.log(f"plays {move} ({took:.0f} ms)")
-        # the runner's own time for this move (bench/bot.py): before asking the brain,
-        # and from its answer until the move goes out
-        since = max(received, self._ready_at)
-        self.timings.append(((started - since + time.monotonic() - done) * 1000, took))
         await self.send_move(move)
 
     async def send_move(self, move: str) -> None:

@@ -6,7 +6,8 @@ several games share the connection while each has its own brain (its own engine
 process). When the connection drops the same task resumes the session
 (:meth:`clients.client.Client.reconnect`); the resume's snapshots and catch-ups flow
 to the games as if nothing happened. Quick-match entries do not survive a drop, so
-the queue is joined again afterwards.
+the queue is joined again afterwards. Where games come from is in
+:mod:`clients.bot.seeking` and :mod:`clients.bot.challenges`.
 """
 
 from __future__ import annotations
@@ -14,19 +15,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, TextIO
 
 from websockets.exceptions import WebSocketException
 
+from clients.bot import seeking
 from clients.bot.brains import Brain, StruckOut
+from clients.bot.challenges import ChallengeDesk
 from clients.bot.config import BotConfig
-from clients.bot.game_task import GameTask
+from clients.bot.game_task import GameLog, GameTask
 from clients.client import ArenaError, Client, ConnectionLost, UnknownSessionError
 from clients.engines.process import EngineNotFound, EngineProcessError
-from engine.match import TimeControl
 from protocol import messages as m
 
 #: ``make_brain(strike, log)``: a fresh brain for one game
@@ -48,36 +50,6 @@ _WARM_MAX = 8
 _EARLY_MAX = 64
 
 
-def wire_time_control(tc: TimeControl) -> Any:
-    """The protocol's time control for an :class:`engine.match.TimeControl`."""
-    if tc.kind == "fischer":
-        return m.Fischer(base_ms=tc.base_ms, increment_ms=tc.increment_ms)
-    if tc.kind == "fixed":
-        return m.PerMove(ms=tc.per_move_ms)
-    return m.Untimed()
-
-
-class GameLog:
-    """A game's log, chosen once the brain knows its room: lines before that (a warm
-    engine's handshake) are kept and written first."""
-
-    def __init__(self) -> None:
-        self.target: Callable[[str], None] | None = None
-        self._held: list[str] = []
-
-    def __call__(self, text: str) -> None:
-        if self.target is None:
-            self._held.append(text)
-        else:
-            self.target(text)
-
-    def attach(self, target: Callable[[str], None]) -> None:
-        self.target = target
-        for text in self._held:
-            target(text)
-        self._held.clear()
-
-
 class BotRunner:
     """Connects one bot and keeps it playing as :class:`BotConfig` says."""
 
@@ -91,12 +63,11 @@ class BotRunner:
         self.fatal: BaseException | None = None
         self.started = 0
         self.finished = 0
-        self._early: dict[str, list[Any]] = {}
-        self._changed = asyncio.Event()  # a game started or ended, a drop, a failure
+        self.early: dict[str, list[Any]] = {}
+        self.changed = asyncio.Event()  # a game started or ended, a drop, a failure
         self._online = asyncio.Event()
         self._drops = 0
         self._players: set[asyncio.Task[None]] = set()
-        #: a brain started before its game (an engine's start-up costs no clock time)
         #: brains started before their games (an engine's start-up costs no clock time);
         #: several start at once when several games may begin
         self._spares: list[tuple[Brain, GameLog]] = []
@@ -105,9 +76,7 @@ class BotRunner:
         #: --tournament: entered on this connection (its drop count); the event is over
         self._entered = -1
         self.tournament_over = False
-        #: the challenge this bot sent and is waiting on (``--challenge``)
-        self._challenge: str | None = None
-        self._challenge_after = 0.0
+        self.challenges = ChallengeDesk(self)
 
     # -- output ------------------------------------------------------------------------
     def say(self, text: str) -> None:
@@ -126,6 +95,12 @@ class BotRunner:
                 f.write(f"{stamp} {text}\n")
 
         return log
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` as a task of this run (cancelled when the run ends)."""
+        task = asyncio.create_task(work)
+        self._players.add(task)
+        task.add_done_callback(self._players.discard)
 
     def strike(self, reason: str) -> None:
         """Count a strike (ENGINE_PROTOCOL.md, "Misbehaving engines"); raise at the limit."""
@@ -169,15 +144,15 @@ class BotRunner:
         over = self.tournament_over and not self.tasks
         return over or self.fatal is not None or (0 < self.cfg.games <= self.finished)
 
-    def _room_for_more(self) -> bool:
+    def room_for_more(self) -> bool:
         limit_ok = self.cfg.games == 0 or self.started < self.cfg.games
         return limit_ok and len(self.tasks) < self.cfg.concurrency
 
-    def _next_spec(self, specs: list[str]) -> tuple[str, str | None, str | None]:
+    def next_spec(self, specs: list[str]) -> tuple[str, str | None, str | None]:
         """The game specs in turn: the n-th game started plays the n-th (cyclically)."""
         return self.cfg.spec(specs[self.started % len(specs)])
 
-    async def _warm(self) -> None:
+    async def warm(self) -> None:
         """Have a started brain ready for the next game: start as many at once as games
         may still begin (at most :data:`_WARM_MAX`), and wait until one is up."""
         room = min(_WARM_MAX, self.cfg.concurrency - len(self.tasks))
@@ -185,9 +160,7 @@ class BotRunner:
             room = min(room, self.cfg.games - self.started)
         for _ in range(room - len(self._spares) - self._starting):
             self._starting += 1
-            task = asyncio.create_task(self._warm_one())
-            self._players.add(task)
-            task.add_done_callback(self._players.discard)
+            self.spawn(self._warm_one())
         while not self._spares and self.fatal is None:
             self._spare_ready.clear()
             await self._spare_ready.wait()
@@ -208,17 +181,17 @@ class BotRunner:
         finally:
             self._starting -= 1
             self._spare_ready.set()
-            self._changed.set()
+            self.changed.set()
 
     async def _feed_games(self) -> None:
         """Keep as many games going as allowed: queue for quick match, open rooms, join."""
         queued: tuple[int, int] | None = None
         while not self._done():
-            self._changed.clear()
+            self.changed.clear()
             poll = False
-            if self._room_for_more() and self._online.is_set():
+            if self.room_for_more() and self._online.is_set():
                 try:
-                    await self._warm()
+                    await self.warm()
                     if self.fatal is not None:
                         return
                     if self.cfg.tournament:
@@ -228,18 +201,18 @@ class BotRunner:
                     elif self.cfg.quick_match:
                         key = (self._drops, self.started)  # before: a match may come first
                         if queued != key:
-                            await self._queue()
+                            await seeking.queue(self)
                             queued = key
                     elif self.cfg.open_room:
-                        await self._open_room()
+                        await seeking.open_room(self)
                         continue
                     elif self.cfg.join:
-                        if await self._join_one():
+                        if await seeking.join_one(self):
                             continue
                         poll = True
-                    elif self.cfg.challenge and self._challenge is None:
-                        if time.monotonic() >= self._challenge_after:
-                            await self._send_challenge()
+                    elif (due := self.challenges.may_send()) is not False:
+                        if due:
+                            await self.challenges.send()
                         else:
                             poll = True
                 except ConnectionLost:
@@ -264,9 +237,9 @@ class BotRunner:
                     poll = True
             if poll:
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._changed.wait(), 0.3)
+                    await asyncio.wait_for(self.changed.wait(), 0.3)
             else:
-                await self._changed.wait()
+                await self.changed.wait()
 
     async def _enter_tournament(self, tid: str) -> None:
         """Enter (or re-enter, after a reconnect) and follow the standings: pairings come
@@ -286,99 +259,10 @@ class BotRunner:
             mine = next((r for r in table.rows if r.name == self.cfg.name), None)
             place = "" if mine is None else f": rank {mine.rank}, {mine.points:g} points"
             self.say(f"tournament {table.tournament}: over{place}")
-            self._changed.set()
-
-    async def _queue(self) -> None:
-        game, variant, rules = self._next_spec(self.cfg.quick_match)
-        await self.client.quick_match(
-            game,
-            rules=rules,
-            variant=variant,
-            time_control=wire_time_control(self.cfg.time_control()),
-            rated=self.cfg.rated,
-        )
-
-    async def _send_challenge(self) -> None:
-        """Challenge the named player to the next game spec (``--challenge NAME GAME...``)."""
-        name, *specs = self.cfg.challenge
-        game, variant, rules = self._next_spec(specs or ["collapsi"])
-        sent = await self.client.challenge(
-            name,
-            game,
-            rules=rules,
-            variant=variant,
-            time_control=wire_time_control(self.cfg.time_control()),
-            rated=self.cfg.rated,
-        )
-        self._challenge = sent.challenge
-
-    async def _answer(self, ch: m.Challenged) -> None:
-        """``--accept-challenges``: accept while there is room for a game this bot plays."""
-        from engine.ai import LEVELS
-
-        playable = self.cfg.level is None or self.cfg.level in LEVELS.get(ch.game, ())
-        deadline = time.monotonic() + 5.0  # a game just ending makes room in a moment
-        while playable and not self._room_for_more() and time.monotonic() < deadline:
-            self._changed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), deadline - time.monotonic())
-        try:
-            if self.cfg.accept_challenges and playable and self._room_for_more():
-                await self._warm()  # the game starts at once: its engine must be up
-                self.say(f"challenge from {ch.player.name}: {ch.game}/{ch.variant}, accepted")
-                await self.client.accept_challenge(ch.challenge)
-            else:
-                self.say(f"challenge from {ch.player.name}: {ch.game}/{ch.variant}, declined")
-                await self.client.decline_challenge(ch.challenge)
-        except (ArenaError, ConnectionLost, TimeoutError, EngineProcessError) as exc:
-            self.say(f"challenge from {ch.player.name}: {exc}")
-
-    async def _open_room(self) -> None:
-        c = self.cfg
-        game, variant, rules = self._next_spec(c.open_room)
-        state = await self.client.create_room(
-            game,
-            rules=rules,
-            variant=variant,
-            seats=c.seats,
-            time_control=wire_time_control(c.time_control()),
-            rated=c.rated,
-            seat=0,
-        )
-        self._start_game(state.room, state)
-        self.say(f"room {state.room}: open, waiting for players")
-        await self.client.ready(state.room)
-
-    async def _join_one(self) -> bool:
-        """Sit down in a waiting room of the next game spec with a free seat, if any."""
-        game, variant, rules = self._next_spec(self.cfg.join)
-        for r in await self.client.list_rooms(game):
-            me = self.cfg.name
-            if (
-                r.status != "waiting"
-                or r.room in self.tasks
-                or (variant is not None and r.variant != variant)
-                or (rules is not None and r.rules != rules)
-                or any(s.player is not None and s.player.name == me for s in r.seats)
-                or all(s.player is not None for s in r.seats)
-            ):
-                continue
-            try:
-                state = await self.client.join(r.room)
-                await self.client.take_seat(r.room)
-            except ArenaError as exc:  # someone else was quicker: try another
-                self.say(f"room {r.room}: cannot sit down ({exc.code})")
-                with contextlib.suppress(ArenaError):
-                    await self.client.leave(r.room)
-                self._early.pop(r.room, None)
-                continue
-            self._start_game(r.room, state)
-            await self.client.ready(r.room)
-            return True
-        return False
+            self.changed.set()
 
     # -- games -------------------------------------------------------------------------
-    def _start_game(self, room: str, state: m.RoomState | None = None) -> None:
+    def start_game(self, room: str, state: m.RoomState | None = None) -> None:
         """A game task for ``room`` (fed ``state`` first, then what came before it)."""
         if room in self.tasks:
             return
@@ -395,12 +279,10 @@ class BotRunner:
         self.started += 1
         if state is not None:
             task.feed(state)
-        for msg in self._early.pop(room, []):
+        for msg in self.early.pop(room, []):
             task.feed(msg)
-        player = asyncio.create_task(self._play(task))
-        self._players.add(player)
-        player.add_done_callback(self._players.discard)
-        self._changed.set()
+        self.spawn(self._play(task))
+        self.changed.set()
 
     async def _play(self, task: GameTask) -> None:
         result = None
@@ -424,7 +306,7 @@ class BotRunner:
                 await self.client.leave(task.room)
             self.tasks.pop(task.room, None)
             self.finished += 1
-            self._changed.set()
+            self.changed.set()
         self.say(self._summary(task, result))
 
     def _summary(self, task: GameTask, result: m.GameResult | None) -> str:
@@ -468,10 +350,10 @@ class BotRunner:
             except ConnectionLost:
                 self._online.clear()
                 self._drops += 1
-                self._changed.set()
+                self.changed.set()
                 await self._reconnect()
                 self._online.set()
-                self._changed.set()
+                self.changed.set()
                 continue
             self._route(msg)
 
@@ -479,25 +361,14 @@ class BotRunner:
         if msg.type == "standings" and msg.tournament == self.cfg.tournament:
             self._standings(msg)
             return
+        if self.challenges.route(msg):
+            return
         if msg.type == "matched":
-            self._challenge = None
-            self._start_game(msg.room)
-            return
-        if msg.type == "challenged":
-            answer = asyncio.create_task(self._answer(msg))
-            self._players.add(answer)
-            answer.add_done_callback(self._players.discard)
-            return
-        if msg.type == "challenge_ended":
-            if msg.challenge == self._challenge:
-                self.say(f"challenge {msg.reason}")
-                self._challenge = None
-                self._challenge_after = time.monotonic() + 1.0  # not a flood of them
-                self._changed.set()
+            self.start_game(msg.room)
             return
         if msg.type == "error" and msg.re is None:
             self.say(f"server: {msg.code}: {msg.message}")
-            self._changed.set()
+            self.changed.set()
             return
         room = getattr(msg, "room", None)
         if room is None:
@@ -506,8 +377,8 @@ class BotRunner:
         if task is not None:
             task.feed(msg)
         elif getattr(msg, "re", None) is None:
-            early = self._early.setdefault(room, [])
-            if len(early) < _EARLY_MAX and len(self._early) < 1000:
+            early = self.early.setdefault(room, [])
+            if len(early) < _EARLY_MAX and len(self.early) < 1000:
                 early.append(msg)
 
     async def _reconnect(self) -> None:
@@ -530,7 +401,7 @@ class BotRunner:
                 # coming up, e.g. InvalidMessage; it ended the dispatcher, and the bot hung)
                 if time.monotonic() > deadline:
                     self.fatal = ConnectionError(f"cannot reconnect to {self.cfg.url}: {exc}")
-                    self._changed.set()
+                    self.changed.set()
                     raise
                 await asyncio.sleep(pause)
                 pause = min(2.0, pause * 2)

@@ -90,7 +90,7 @@ def _starts_at(args: argparse.Namespace) -> int | None:
 
 
 def _create_message(args: argparse.Namespace) -> Any:
-    from clients.bot.runner import wire_time_control
+    from clients.bot.timing import wire_time_control
     from engine.match import BadTimeControl, TimeControl
     from protocol import messages as m
 
