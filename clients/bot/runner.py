@@ -77,6 +77,7 @@ class BotRunner:
         self._entered = -1
         self.tournament_over = False
         self.challenges = ChallengeDesk(self)
+        self._capped = False  # said that the server's limit is below --concurrency
 
     # -- output ------------------------------------------------------------------------
     def say(self, text: str) -> None:
@@ -222,9 +223,12 @@ class BotRunner:
                     if exc.code in _FATAL:  # asking again cannot help
                         self.fatal = exc
                         return
-                    if exc.code != "unknown_player":  # (not online yet: ask again)
-                        self.say(f"the server refused: {exc}")
-                    poll = True
+                    if exc.code == "too_many_rooms" and self.tasks:
+                        self._at_cap(exc)  # a game ending wakes the feeder: no polling
+                    else:
+                        if exc.code != "unknown_player":  # (not online yet: ask again)
+                            self.say(f"the server refused: {exc}")
+                        poll = True
                 except EngineNotFound as exc:
                     self.fatal = exc
                     return
@@ -240,6 +244,12 @@ class BotRunner:
                     await asyncio.wait_for(self.changed.wait(), 0.3)
             else:
                 await self.changed.wait()
+
+    def _at_cap(self, exc: ArenaError) -> None:
+        """The server's limit of games at once is below ``--concurrency``: said once."""
+        if not self._capped:
+            self._capped = True
+            self.say(f"{exc}: {len(self.tasks)} games at once is the server's limit here")
 
     async def _enter_tournament(self, tid: str) -> None:
         """Enter (or re-enter, after a reconnect) and follow the standings: pairings come

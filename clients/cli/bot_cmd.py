@@ -84,7 +84,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--clock", help="time control: none, 5+3 (min+s Fischer), fixed:10")
     what.add_argument("--rated", action="store_true", default=None, help="rated games")
     what.add_argument("--games", type=int, help="stop after this many games (0: forever, default)")
-    what.add_argument("--concurrency", type=int, help="games at once (default 1)")
+    what.add_argument(
+        "--concurrency",
+        type=int,
+        help="games at once, each with its own engine process (default 1); all share one "
+        "connection, within the server's limits (a default server: 8 games, about 20 "
+        "moves a second in all; the runner waits when it is over them)",
+    )
     how = parser.add_argument_group("how")
     how.add_argument("--margin-ms", type=int, help="time kept back per move (default 100)")
     how.add_argument("--untimed-move-s", type=float, help="longest think untimed (default 30)")

@@ -283,11 +283,10 @@ class EngineProcess:
         is killed (``hung``). With ``legal``, a move not in it raises :class:`EngineIllegalMove`.
         """
         self._drain()
-        await self._send(position)
-        if legal is not None:
-            await self._send(p.Legal(tuple(legal)))
+        cmds = [position, p.Legal(tuple(legal))] if legal is not None else [position]
+        lines = [p.format_command(cmd) for cmd in (*cmds, clocks or p.Go())]
         started = time.perf_counter()
-        await self._send(clocks or p.Go())
+        await self._write(*lines)  # one write: a move costs the runner one syscall
         infos: list[p.Info] = []
         unknown: list[str] = []
         try:
@@ -413,17 +412,18 @@ class EngineProcess:
                 self._queue.put_nowait(item)
                 return
 
-    async def _send(self, cmd: p.Command) -> None:
-        await self._write(p.format_command(cmd))
+    async def _send(self, *cmds: p.Command) -> None:
+        await self._write(*(p.format_command(cmd) for cmd in cmds))
 
-    async def _write(self, text: str) -> None:
+    async def _write(self, *lines: str) -> None:
         proc = self._proc
         if proc is None or proc.stdin is None or proc.returncode is not None:
             raise await self._crashed("the engine is not running")
         if self.on_line:
-            self.on_line(">", text)
+            for text in lines:
+                self.on_line(">", text)
         try:
-            proc.stdin.write(text.encode() + b"\n")
+            proc.stdin.write("".join(f"{text}\n" for text in lines).encode())
             await proc.stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
             raise await self._crashed("the engine closed its input") from None
