@@ -145,17 +145,28 @@ COLLAPSI = [g for g in TWO_PLAYER if g != "collecto"]
     ],
 )
 async def test_each_level_plays_every_two_player_game_by_quick_match(arena, level, games):
-    """A built-in level against the Python example engine, one game of each in turn."""
+    """A built-in level against the Python example engine, one game of each in turn by
+    quick match; then the level challenges the engine to the first of them."""
     await arena.start()
     # 3 s a move on the clock, but a level thinks ~0.3 s (the margin keeps 2.4 s back): the
     # games stay short, and a loaded test machine does not lose them on time
-    common = ["--quick-match", *games, "--games", str(len(games)), "--clock", "fixed:3"]
-    common += ["--margin-ms", "2400"]
+    clock = ["--clock", "fixed:3", "--margin-ms", "2400"]
+    common = ["--quick-match", *games, "--games", str(len(games)), *clock]
     async with bots(
         arena_bot(arena.url, f"lvl-{level}", "--level", level, *common),
         arena_bot(arena.url, "py-engine", "--engine", PY_ENGINE, *common),
     ) as (lvl, eng):
         await all_complete((lvl, eng), len(games), games)
+    one = ["--games", "1", *clock]
+    async with bots(
+        arena_bot(arena.url, "py-engine", "--engine", PY_ENGINE, "--accept-challenges", *one),
+    ) as (eng,):
+        await eng.wait_for("logged in")
+        challenge = ["--challenge", "py-engine", games[0], *one]
+        async with bots(arena_bot(arena.url, f"lvl-{level}", "--level", level, *challenge)) as (
+            lvl,
+        ):
+            await all_complete((lvl, eng), 1, games[:1])
 
 
 @pytest.mark.timeout(120)
@@ -181,12 +192,12 @@ def _full(spec: str) -> str:
 
 @pytest.mark.timeout(180)
 async def test_node_and_c_engines_play_by_challenge_and_quick_match(arena, tmp_path):
-    """The C engine challenges the Node engine to Collapsi then Collecto; then both play
-    the same two games through the quick-match pool."""
+    """The C engine challenges the Node engine to every two-player game and variant in
+    turn; then both play the same games through the quick-match pool."""
     await arena.start()
     node = shlex.join(example_argv("node", tmp_path))
     c = shlex.join(example_argv("c", tmp_path))
-    clock = ["--games", "2", "--clock", "fixed:2"]
+    clock = ["--games", str(len(TWO_PLAYER)), "--clock", "fixed:2"]
     async with bots(
         arena_bot(arena.url, "node-engine", "--engine", node, "--accept-challenges", *clock),
         arena_bot(
@@ -196,19 +207,19 @@ async def test_node_and_c_engines_play_by_challenge_and_quick_match(arena, tmp_p
             c,
             "--challenge",
             "node-engine",
-            "collapsi",
-            "collecto",
+            *TWO_PLAYER,
             *clock,
         ),
     ) as both:
-        await all_complete(both, 2)
-        assert sum("accepted" in ln for ln in both[0].lines) == 2, both[0].lines
-    common = ["--quick-match", "collapsi", "collecto", *clock]
+        await all_complete(both, len(TWO_PLAYER), TWO_PLAYER)
+        accepted = sum("accepted" in ln for ln in both[0].lines)
+        assert accepted == len(TWO_PLAYER), both[0].lines
+    common = ["--quick-match", *TWO_PLAYER, *clock]
     async with bots(
         arena_bot(arena.url, "node-engine", "--engine", node, *common),
         arena_bot(arena.url, "c-engine", "--engine", c, *common),
     ) as both:
-        await all_complete(both, 2)
+        await all_complete(both, len(TWO_PLAYER), TWO_PLAYER)
 
 
 @pytest.mark.timeout(180)
@@ -256,12 +267,16 @@ async def test_a_bot_challenges_a_bot_on_another_node(arena, redis_url, redis_pr
 async def test_big_board_rooms_of_three_and_four_fill_with_joining_bots(arena, tmp_path):
     """One bot keeps a room open, the others sit down in it (--join): 3 and 4 players."""
     await arena.start()
+    node = shlex.join(example_argv("node", tmp_path))
+    c = shlex.join(example_argv("c", tmp_path))
     for seats in (3, 4):
         variant = "big-board"
         spec = f"collapsi/{variant}"
         common = ["--games", "1", "--clock", "fixed:2"]
+        # the Node and C example engines sit down, and a built-in level for the fourth
+        players = [["--engine", node], ["--engine", c], ["--level", "greedy"]]
         joiners = [
-            arena_bot(arena.url, f"join{seats}-{i}", "--level", "greedy", "--join", spec, *common)
+            arena_bot(arena.url, f"join{seats}-{i}", *players[i], "--join", spec, *common)
             for i in range(seats - 1)
         ]
         async with bots(
