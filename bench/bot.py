@@ -73,6 +73,7 @@ class Stopwatch:
         self.turn_at: dict[str, float] = {}  # room -> the frame that made it our turn
         self.seat: dict[str, int] = {}
         self.playing: set[str] = set()
+        self.ramp: list[tuple[float, int]] = []  # (when, games under way) at each change
         self.engine: dict[int, list[tuple[float, float]]] = {}  # id(brain) -> spans
         #: (runner ms, turn-to-sent ms, engine ms, games under way) per move
         self.moves: list[tuple[float, float, float, int]] = []
@@ -112,6 +113,8 @@ class Stopwatch:
                     self.seat[room] = s.seat
         elif kind in ("game_over", "room_closed"):
             self.playing.discard(room)
+        if not self.ramp or self.ramp[-1][1] != len(self.playing):
+            self.ramp.append((at, len(self.playing)))
         if kind in ("room_state", "game_started", "move_made", "player_eliminated"):
             if msg.to_move is None or msg.to_move != self.seat.get(room):
                 self.turn_at.pop(room, None)
@@ -268,8 +271,11 @@ async def bench(games: int, concurrency: int, opponent_ms: int) -> dict[str, flo
     # the moves made while every game asked for was under way at once
     full = [r for r, _, _, n in watch.moves if n >= concurrency]
     finished = sum(1 for ln in runner.out.getvalue().splitlines() if ln.startswith("game "))  # type: ignore[attr-defined]
+    first = watch.ramp[0][0] if watch.ramp else 0.0
+    peak_at = next((t for t, n in watch.ramp if n == max(under_way, default=0)), first)
     return {
         "exit": code,
+        "s_to_peak": peak_at - first,
         "games": finished,
         "peak_under_way": max(under_way, default=0),
         "median_under_way": statistics.median(under_way) if under_way else 0,
@@ -290,7 +296,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--concurrency", type=int, default=100)
-    parser.add_argument("--opponent-ms", type=int, default=3000)
+    parser.add_argument("--opponent-ms", type=int, default=15000)
     parser.add_argument("--slow-engine", type=int, metavar="MS", help=argparse.SUPPRESS)
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument("-v", action="store_true", help="show the runner's output")
@@ -301,13 +307,14 @@ def main() -> int:
     Tee.verbose = args.v
     r = asyncio.run(bench(args.games, args.concurrency, args.opponent_ms))
     print(
-        "| games | under way: peak | median | moves | moves all under way | wall s | "
+        "| games | under way: peak | s to peak | median | moves | moves all under way | wall s | "
         "runner p50 ms | runner p99 ms | p99 all under way | runner max ms | "
         "turn to sent p99 ms | engine p50 ms | engine p99 ms |"
     )
-    print("| ---: " * 13 + "|")
+    print("| ---: " * 14 + "|")
     print(
-        f"| {r['games']} | {r['peak_under_way']} | {r['median_under_way']:g} | {r['moves']} | "
+        f"| {r['games']} | {r['peak_under_way']} | {r['s_to_peak']:.1f} | "
+        f"{r['median_under_way']:g} | {r['moves']} | "
         f"{r['moves_at_full']} | {r['wall_s']:.1f} | {r['runner_p50_ms']:.3f} | "
         f"{r['runner_p99_ms']:.3f} | {r['runner_p99_at_full_ms']:.3f} | "
         f"{r['runner_max_ms']:.3f} | "
