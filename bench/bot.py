@@ -9,8 +9,8 @@ an engine program that answers at once (clients/examples/python/random_engine.py
 ``--concurrency`` games at a time, ``--games`` in all, by quick match.
 
 Per move of the measured runner, the runner's own time is taken from the arrival of
-the frame that made it the bot's turn (the websocket's ``data_received``, before the
-frame is even parsed) until the move's frame is handed to the socket (``send``
+the frame that made it the bot's turn (as websockets takes the bytes off the socket,
+before the runner reads the frame) until the move's frame is handed to the socket (``send``
 returned), minus the engine's own time in between (from its ``go`` line sent until
 its ``bestmove`` read, and a game's ``newgame``/``isready`` at its first move). The
 games under way (started, not over) are counted at every move. Prints a table;
@@ -69,7 +69,6 @@ class Stopwatch:
 
     def __init__(self) -> None:
         self.arrived: deque[float] = deque()  # data frames stamped, not yet parsed
-        self.chunk_at = 0.0
         self.turn_at: dict[str, float] = {}  # room -> the frame that made it our turn
         self.seat: dict[str, int] = {}
         self.playing: set[str] = set()
@@ -79,21 +78,18 @@ class Stopwatch:
         self.moves: list[tuple[float, float, float, int]] = []
 
     def wrap_socket(self, ws: Any) -> None:
-        """Stamp each data frame with the arrival of the bytes that completed it."""
+        """Stamp each data frame as the bytes that complete it arrive (websockets parses
+        them as they come, before anything of the runner's reads the frame)."""
         from websockets.frames import DATA_OPCODES
 
-        received, process = ws.data_received, ws.process_event
-
-        def data_received(data: bytes) -> None:
-            self.chunk_at = time.perf_counter()
-            received(data)
+        process = ws.process_event
 
         def process_event(event: Any) -> None:
             if event.opcode in DATA_OPCODES:
-                self.arrived.append(self.chunk_at)
+                self.arrived.append(time.perf_counter())
             process(event)
 
-        ws.data_received, ws.process_event = data_received, process_event
+        ws.process_event = process_event
 
     def frame(self, msg: Any, me: str | None) -> None:
         """A frame parsed (in order: its stamp is the oldest one left)."""
@@ -134,10 +130,11 @@ class Stopwatch:
         self.moves.append((total - engine * 1000, total, engine * 1000, len(self.playing)))
 
     def wrap_brain(self, brain: Any) -> Any:
-        """Time the engine's own answers (``go`` to ``bestmove``, ``newgame``'s isready)."""
+        """Time the engine's own answers (``go`` to ``bestmove``, ``newgame``'s isready,
+        and a start-up)."""
         spans = self.engine.setdefault(id(brain), [])
         proc = brain.proc
-        go, new_game = proc.go, proc.new_game
+        go, new_game, start = proc.go, proc.new_game, proc.start
 
         async def timed_go(*args: Any, **kw: Any) -> Any:
             result = await go(*args, **kw)
@@ -150,7 +147,13 @@ class Stopwatch:
             await new_game(*args, **kw)
             spans.append((start, time.perf_counter()))
 
-        proc.go, proc.new_game = timed_go, timed_new_game
+        async def timed_start() -> Any:  # (a game that began before its engine was up)
+            began = time.perf_counter()
+            info = await start()
+            spans.append((began, time.perf_counter()))
+            return info
+
+        proc.go, proc.new_game, proc.start = timed_go, timed_new_game, timed_start
         return brain
 
 
@@ -254,7 +257,7 @@ async def bench(games: int, concurrency: int, opponent_ms: int) -> dict[str, flo
         Tee(),
     )
     runner.client = TimedClient(url, keep_events=False, patient=True)
-    began = time.monotonic()
+    began, cpu_began = time.monotonic(), time.process_time()
     try:
         code = await asyncio.wait_for(runner.run(), 1200)
     finally:
@@ -263,7 +266,7 @@ async def bench(games: int, concurrency: int, opponent_ms: int) -> dict[str, flo
         server.terminate()
         server.wait(10)
         clients.client.connect = real_connect  # type: ignore[assignment]
-    wall = time.monotonic() - began
+    wall, cpu = time.monotonic() - began, time.process_time() - cpu_began
     own = [r for r, _, _, _ in watch.moves]
     total = [t for _, t, _, _ in watch.moves]
     engine = [e for _, _, e, _ in watch.moves]
@@ -283,6 +286,9 @@ async def bench(games: int, concurrency: int, opponent_ms: int) -> dict[str, flo
         "moves_at_full": len(full),
         "runner_p99_at_full_ms": pct(full, 0.99),
         "wall_s": wall,
+        # the runner process's CPU (every game's frames, engines' pipes, quick matches,
+        # the bench's own stamps) over its moves: steady under load, unlike wall times
+        "cpu_ms_per_move": cpu * 1000 / len(own) if own else 0.0,
         "runner_p50_ms": statistics.median(own) if own else 0.0,
         "runner_p99_ms": pct(own, 0.99),
         "runner_max_ms": max(own, default=0.0),
@@ -305,20 +311,25 @@ def main() -> int:
         slow_engine(args.slow_engine)
         return 0
     Tee.verbose = args.v
-    r = asyncio.run(bench(args.games, args.concurrency, args.opponent_ms))
+    sys.path.insert(0, str(ROOT))
+    from server import eventloop
+
+    # the loop arena bot runs on (uvloop where it installs)
+    r = eventloop.run(bench(args.games, args.concurrency, args.opponent_ms))
     print(
         "| games | under way: peak | s to peak | median | moves | moves all under way | wall s | "
         "runner p50 ms | runner p99 ms | p99 all under way | runner max ms | "
-        "turn to sent p99 ms | engine p50 ms | engine p99 ms |"
+        "turn to sent p99 ms | engine p50 ms | engine p99 ms | CPU ms per move |"
     )
-    print("| ---: " * 14 + "|")
+    print("| ---: " * 15 + "|")
     print(
         f"| {r['games']} | {r['peak_under_way']} | {r['s_to_peak']:.1f} | "
         f"{r['median_under_way']:g} | {r['moves']} | "
         f"{r['moves_at_full']} | {r['wall_s']:.1f} | {r['runner_p50_ms']:.3f} | "
         f"{r['runner_p99_ms']:.3f} | {r['runner_p99_at_full_ms']:.3f} | "
         f"{r['runner_max_ms']:.3f} | "
-        f"{r['turn_to_sent_p99_ms']:.2f} | {r['engine_p50_ms']:.2f} | {r['engine_p99_ms']:.2f} |"
+        f"{r['turn_to_sent_p99_ms']:.2f} | {r['engine_p50_ms']:.2f} | {r['engine_p99_ms']:.2f} | "
+        f"{r['cpu_ms_per_move']:.3f} |"
     )
     if args.json:
         Path(args.json).write_text(json.dumps(r, indent=2))

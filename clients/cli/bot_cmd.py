@@ -18,7 +18,6 @@ output; ``--log-dir`` keeps a log per game (every engine line included).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from typing import TYPE_CHECKING
 
@@ -131,6 +130,7 @@ def config_from(args: argparse.Namespace, sdk: bool = False) -> BotConfig:
 def run(args: argparse.Namespace, bot: Bot | None = None) -> int:
     from clients.bot.brains import EngineBrain, LevelBrain, SdkBrain
     from clients.bot.runner import BotRunner
+    from server import eventloop
 
     cfg = config_from(args, sdk=bot is not None)
 
@@ -143,7 +143,9 @@ def run(args: argparse.Namespace, bot: Bot | None = None) -> int:
 
     runner = BotRunner(cfg, make_brain, sys.stdout)
     try:
-        return asyncio.run(runner.run())
+        # uvloop where it installs, as arena serve: the runner's own share of a move
+        # is mostly the loop's (frames, pipes, task switches; bench/bot.py)
+        return eventloop.run(runner.run())
     except OSError as exc:
         raise CliError(f"cannot reach {cfg.url}: {exc}") from None
 
