@@ -314,11 +314,7 @@ def main() -> int:
         slow_engine(args.slow_engine)
         return 0
     Tee.verbose = args.v
-    sys.path.insert(0, str(ROOT))
-    from server import eventloop
-
-    # the loop arena bot runs on (uvloop where it installs)
-    r = eventloop.run(bench(args.games, args.concurrency, args.opponent_ms))
+    r = asyncio.run(bench(args.games, args.concurrency, args.opponent_ms))  # as arena bot
     print(
         "| games | under way: peak | s to peak | median | moves | wall s | "
         "runner p50 ms | runner p99 ms | runner max ms | steady: moves | runner p99 ms | "

@@ -18,6 +18,7 @@ output; ``--log-dir`` keeps a log per game (every engine line included).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from typing import TYPE_CHECKING
 
@@ -130,7 +131,6 @@ def config_from(args: argparse.Namespace, sdk: bool = False) -> BotConfig:
 def run(args: argparse.Namespace, bot: Bot | None = None) -> int:
     from clients.bot.brains import EngineBrain, LevelBrain, SdkBrain
     from clients.bot.runner import BotRunner
-    from server import eventloop
 
     cfg = config_from(args, sdk=bot is not None)
 
@@ -143,9 +143,10 @@ def run(args: argparse.Namespace, bot: Bot | None = None) -> int:
 
     runner = BotRunner(cfg, make_brain, sys.stdout)
     try:
-        # uvloop where it installs, as arena serve: the runner's own share of a move
-        # is mostly the loop's (frames, pipes, task switches; bench/bot.py)
-        return eventloop.run(runner.run())
+        # asyncio's own loop, not uvloop (arena serve's): uvloop starts a process about
+        # ten times slower (40 ms against 4, bench/README.md) and blocks the loop meanwhile,
+        # and the runner starts an engine process for every game
+        return asyncio.run(runner.run())
     except OSError as exc:
         raise CliError(f"cannot reach {cfg.url}: {exc}") from None
 
