@@ -305,7 +305,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--concurrency", type=int, default=100)
-    parser.add_argument("--opponent-ms", type=int, default=15000)
+    parser.add_argument("--opponent-ms", type=int, default=30000)
     parser.add_argument("--slow-engine", type=int, metavar="MS", help=argparse.SUPPRESS)
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument("-v", action="store_true", help="show the runner's output")

@@ -1,0 +1,38 @@
+"""bench/bot.py keeps working: a tiny run through a real subprocess (a server, the slow
+opponent runner, the measured runner), its table and JSON checked for sane figures.
+
+Only that it runs and measures what it says; the runner's time is never asserted here.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_bench_bot_tiny_run(tmp_path: Path) -> None:
+    out = tmp_path / "bot.json"
+    cmd = [
+        sys.executable,
+        str(ROOT / "bench" / "bot.py"),
+        "--games", "3",
+        "--concurrency", "3",
+        "--opponent-ms", "300",
+        "--json", str(out),
+    ]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "runner p99 ms" in proc.stdout, proc.stdout
+    res = json.loads(out.read_text())
+    assert res["games"] == 3 and res["exit"] == 0, res
+    # every game overlapped the others: the opponent waits 300 ms a move
+    assert res["peak_under_way"] == 3, res
+    # one measured move per turn of the measured runner's seat, each with the engine's
+    # own time taken out of the turn's: what is left is the runner's, never negative
+    assert res["moves"] >= 3, res
+    assert 0 < res["runner_p50_ms"] <= res["runner_max_ms"], res
+    assert res["engine_p50_ms"] > 0, res
