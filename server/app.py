@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import secrets
 import socket
 from collections.abc import AsyncIterator, Coroutine
@@ -26,6 +27,7 @@ from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.outgoing import Outgoing
 from server import http
 from server.address_budget import AddressBudget
+from server.catch_up import CatchUpStream
 from server.challenges import Challenges
 from server.cluster import Cluster
 from server.config import Config
@@ -191,6 +193,17 @@ class Arena:
                 self.cluster.note(session, out)
         else:
             self.cluster.deliver(session, out)
+
+    def stream_catch_up(self, session: str, stream: CatchUpStream) -> bool:
+        """Serve ``stream`` by the session's connection here (server.catch_up); False if
+        it has none here (a session of another node: the room sends the pages)."""
+        s = self.sessions.get(session)
+        if s is None or s.conn is None or s.conn.closing:
+            return False
+        stream.note = functools.partial(self.cluster.note, session)
+        s.conn.send_catch_up(stream)
+        s.resuming.discard(stream.room)  # its live events from now on queue behind it
+        return True
 
     @staticmethod
     def held(s: Session, out: Outgoing) -> bool:

@@ -30,6 +30,7 @@ from protocol.errors import CloseCode, ErrorCode, ProtocolError, is_error_code
 from protocol.limits import MAX_SEQ, DecodeLimits
 from protocol.outgoing import Outgoing
 from protocol.session import Phase, admit
+from server.catch_up import CatchUpStream
 from server.host import Host
 from server.login_throttle import peer_address
 from server.ratelimit import TokenBucket
@@ -116,8 +117,11 @@ class Connection:
         self.session: str | None = None
         self.bucket = TokenBucket(cfg.rate_burst, cfg.rate_per_second)
         self.limits = DecodeLimits(max_frame_bytes=cfg.max_frame_bytes)
-        #: messages for the writer task, each with what it waits for (output commit)
-        self._out: asyncio.Queue[tuple[Outgoing | None, asyncio.Future[None] | None]]
+        #: messages for the writer task (or a catch-up to serve), each with what it
+        #: waits for (output commit)
+        self._out: asyncio.Queue[
+            tuple[Outgoing | CatchUpStream | None, asyncio.Future[None] | None]
+        ]
         self._out = asyncio.Queue(cfg.out_queue)
         self._max_out = cfg.out_queue
         self._max_bytes = cfg.out_bytes
@@ -239,6 +243,10 @@ class Connection:
                     return  # the storage failed: release() closes the connection
             if out is None:
                 return
+            if isinstance(out, CatchUpStream):
+                if not await self._stream(out):
+                    return
+                continue
             self._writing = True
             frame = out.frame(self.binary)
             self._queued_bytes -= len(frame)
@@ -249,6 +257,35 @@ class Connection:
             finally:
                 self._writing = False
             self._messages_out.inc()
+
+    def send_catch_up(self, stream: CatchUpStream) -> None:
+        """Serve a catch-up (server.catch_up) in order with what is sent before and after."""
+        if self.closing:
+            return
+        self.flush()  # this step's frames go first
+        try:
+            self._out.put_nowait((stream, self._batches.hold()))
+        except asyncio.QueueFull:
+            self.close(CloseCode.TOO_SLOW, "too slow: outgoing queue overflowed", abort=True)
+
+    async def _stream(self, stream: CatchUpStream) -> bool:
+        """Send a catch-up's pages, each once the socket took the last; False: closed."""
+        per_token = self.arena.config.catch_up_bytes_per_token
+        self._writing = True
+        try:
+            async for out in stream.pages():
+                if self.closing:
+                    return False
+                frame = out.frame(self.binary)
+                self.bucket.charge(len(frame) / per_token)  # costly: charged by size
+                await self.ws.send(frame)
+                self._messages_out.inc()
+                stream.note(out)
+        except ConnectionClosed:
+            return False
+        finally:
+            self._writing = False
+        return True
 
     def close(self, code: int, reason: str, abort: bool = False) -> None:
         """Close soon, from any context: after the queued messages, or at once (``abort``)."""

@@ -12,18 +12,13 @@ from typing import Any
 
 from protocol import messages as m
 from protocol.fastwire import event_wire
-from protocol.limits import MAX_EVENTS
 from protocol.outgoing import Outgoing
+from server.catch_up import CatchUpStream
 
 #: events after which (several nodes) the members' sessions are saved, before the event is logged
 MEMBERSHIP_EVENTS = frozenset(
     {"player_joined", "player_left", "seat_taken", "seat_freed", "game_started"}
 )
-
-
-def _public(event: dict[str, Any]) -> dict[str, Any]:
-    """A logged event as it was sent: without the forwarded request's id it was logged with."""
-    return {k: v for k, v in event.items() if k != "request"}
 
 
 class RoomLog:
@@ -142,27 +137,27 @@ class RoomLog:
         if since_seq is None or since_seq > self.state.seq:
             await self.send_state(session, re)
             return False
-        # The log holds each event's wire data as it was sent: it goes out as it is, a
-        # chunk per turn of the event loop, so a long catch-up never holds up other rooms.
-        # This room's own events wait in its inbox meanwhile, so the order is kept.
-        last, after = self.state.seq, since_seq
-        while True:
-            chunk = await self.arena.presence.read_events(
-                self.id, after_seq=after, limit=MAX_EVENTS
-            )
-            if after == since_seq and chunk and chunk[0]["seq"] != since_seq + 1:
-                await self.send_state(session, re)  # the log no longer reaches back that far
-                return False
-            if chunk:
-                after = chunk[-1]["seq"]
-            more = bool(chunk) and after < last
-            wire: dict[str, Any] = {"type": "catch_up"}
-            if re is not None:
-                wire["re"] = re
-            # request ids (server.cluster) stay in the log
-            chunk = [e if "request" not in e else _public(e) for e in chunk]
-            wire.update(room=self.id, events=chunk, more=more)
-            self.arena.deliver(session, Outgoing(wire))
-            if not more or not self.arena.reading(session):  # (cut off: no more pages)
-                return True
+        first = await self.arena.presence.read_events(self.id, after_seq=since_seq, limit=1)
+        if first and first[0]["seq"] != since_seq + 1:
+            await self.send_state(session, re)  # the log no longer reaches back that far
+            return False
+        # The pages are read and sent by the asker's connection, outside this worker,
+        # while this room goes on (server.catch_up); its live events queue behind them.
+        stream = CatchUpStream(
+            self.id, since_seq, self.state.seq, re, self.arena.presence.read_events, _no_note
+        )
+        if self.arena.stream_catch_up(session, stream):
+            return True
+        # A session of another node: its pages go from here, a page per turn of the event
+        # loop, so a long catch-up never holds up other rooms; this room's own events
+        # wait in its inbox meanwhile, so the order is kept.
+        async for out in stream.pages():
+            self.arena.deliver(session, out)
+            if not self.arena.reading(session):  # (cut off: no more pages)
+                break
             await asyncio.sleep(0)
+        return True
+
+
+def _no_note(out: Outgoing) -> None:
+    """(The arena notes what it delivers itself.)"""
