@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -136,6 +137,9 @@ class Connection:
         self._messages_out = arena.metrics.messages_out
         self._writer: asyncio.Task[None] | None = None
         self.closing = False
+        #: ``time.monotonic()`` of the last frame received: a peer heard from within the
+        #: ping interval needs no ping to prove it is there (server.keepalive)
+        self.heard_at = time.monotonic()
         #: the client closed the connection cleanly (close code 1000, sent first): it is
         #: leaving, not dropped, so its session ends at once (no grace period)
         self.clean_close = False
@@ -341,6 +345,7 @@ class Connection:
             while True:
                 checkpoint()  # (a cancellation lost in redis-py: server.tasks)
                 frame = await self.ws.recv()
+                self.heard_at = time.monotonic()
                 if self.closing:
                     if self._abused:  # not a frame more: websockets stops reading soon
                         return

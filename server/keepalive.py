@@ -4,10 +4,12 @@
 for the pong under a timeout: two timers and two task wake-ups per ping, the larger part
 of what an idle connection cost (issue 18, bench/README.md). Here one sweep pings each
 connection every ``interval`` seconds (connections are spread over the sweep's ticks by
-when they opened, so the pings of a crowd do not come in bursts) and looks ``timeout``
-seconds later whether the pong came. A peer that did not answer in time is closed with
-1011 "keepalive ping timeout", as ``websockets`` closes it (PROTOCOL.md, limits): a dead
-peer is still found within ``interval + timeout`` seconds (plus one tick).
+when they opened, so the pings of a crowd do not come in bursts), except one that sent
+a frame within the interval (a player moving every few seconds is not pinged), and
+looks ``timeout`` seconds later whether the pong came. A peer that did not answer in
+time is closed with 1011 "keepalive ping timeout", as ``websockets`` closes it
+(PROTOCOL.md, limits): a dead peer is still found within ``interval + timeout``
+seconds (plus one tick) of the last frame it sent.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
+import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -56,6 +59,7 @@ class Keepalive:
         #: tick number -> pings whose pongs are due by then
         self._due: dict[int, list[tuple[Connection, asyncio.Future[float]]]] = {}
         self._tick = 0  # the last tick run
+        self._start = time.monotonic()  # when tick 0 was (reset when the sweep starts)
         #: pings of connections with output waiting, each in a task of its own
         self._slow: set[asyncio.Task[None]] = set()
 
@@ -65,17 +69,26 @@ class Keepalive:
         self._wheel[slot].add(conn)
         self._slot[conn] = slot
 
+    def _move(self, conn: Connection, tick: int) -> None:
+        """Visit ``conn`` next at ``tick`` (within the coming revolution of the wheel)."""
+        slot = tick % self.slots
+        old = self._slot.get(conn)
+        if old is not None and old != slot:
+            self._wheel[old].discard(conn)
+            self._wheel[slot].add(conn)
+            self._slot[conn] = slot
+
     def discard(self, conn: Connection) -> None:
         slot = self._slot.pop(conn, None)
         if slot is not None:
             self._wheel[slot].discard(conn)
 
     async def run(self) -> None:
-        loop = asyncio.get_running_loop()
-        start = loop.time()
+        self._start = time.monotonic() - self._tick * self.tick
         try:
             while True:
-                await asyncio.sleep(max(0.0, start + (self._tick + 1) * self.tick - loop.time()))
+                next_at = self._start + (self._tick + 1) * self.tick
+                await asyncio.sleep(max(0.0, next_at - time.monotonic()))
                 self._tick += 1
                 await self.sweep(self._tick)
         finally:
@@ -97,9 +110,17 @@ class Keepalive:
         await self.ping(list(self._wheel[tick % self.slots]), tick)
 
     async def ping(self, conns: Iterable[Connection], tick: int) -> None:
+        now = time.monotonic()
         for conn in conns:
             ws = conn.ws
             if ws.state is not State.OPEN or conn.closing:
+                continue
+            quiet_from = conn.heard_at + self.interval
+            if quiet_from > now:
+                # it sent a frame within the interval, so it was there then: no ping now;
+                # it is looked at again an interval after that frame, so a dead peer is
+                # still found within interval + timeout (plus a tick) of its last frame
+                self._move(conn, math.ceil((quiet_from - self._start) / self.tick))
                 continue
             if ws.transport.get_write_buffer_size():
                 # output waits: the ping may have to wait for the socket too; not here,

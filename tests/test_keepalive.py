@@ -105,3 +105,54 @@ async def test_arena_serve_takes_the_interval_from_its_flag() -> None:
 def test_a_negative_ping_interval_is_a_usage_error() -> None:
     done = run_arena("serve", "--store", "memory", "--port", "0", "--ping-interval", "-1")
     assert done.returncode != 0 and "--ping-interval" in done.stderr
+
+
+async def test_a_peer_heard_from_within_the_interval_is_not_pinged(arena: Any) -> None:
+    """A client sending frames proves it is there: the sweep pings only the silent one."""
+    # (no rate limit: the talker sends as fast as it is answered)
+    a = await arena.start(
+        ping_interval=0.3, ping_timeout=1.0, rate_burst=10**6, rate_per_second=1e6
+    )
+    talker = await arena.client("talker")
+    silent = await arena.client("silent")
+    conns = {s.player["name"]: s.conn for s in a.sessions.values() if s.player}
+
+    async def talk_until_silent_is_pinged() -> None:
+        before = conns["silent"].ws.latency  # set when a sweep's pong comes back
+        while conns["silent"].ws.latency == before:
+            await talker.ping()  # an application message each round trip
+
+    await asyncio.wait_for(talk_until_silent_is_pinged(), 10)
+    talker_latency = conns["talker"].ws.latency
+    await asyncio.wait_for(talk_until_silent_is_pinged(), 10)  # a whole interval later
+    assert conns["talker"].ws.latency == talker_latency  # heard from all along: no ping
+    assert conns["talker"] in a.connections and conns["silent"] in a.connections
+    assert silent.close_code is None
+
+
+def client_frame(payload: bytes) -> bytes:
+    """A client's binary frame (masked), for payloads under 126 bytes."""
+    assert len(payload) < 126
+    mask = os.urandom(4)
+    return (
+        bytes([0x82, 0x80 | len(payload)])
+        + mask
+        + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    )
+
+
+async def test_a_peer_heard_from_then_silent_is_still_pinged_and_closed(arena: Any) -> None:
+    """Skipping the ping of a peer heard from lately must not hide one that then died."""
+    a = await arena.start(ping_interval=0.3, ping_timeout=0.3)
+    reader, writer = await handshake(a.config.port)
+    (conn,) = a.connections
+    writer.write(client_frame(encode(m.Hello(versions=[1], software="test"))))  # heard from
+    await writer.drain()
+    first, length = await asyncio.wait_for(reader.readexactly(2), 5)
+    assert first == 0x82  # the welcome (binary: msgpack, as the hello was)
+    size = int.from_bytes(await reader.readexactly(2), "big") if length == 126 else length
+    welcome = decode_server(await reader.readexactly(size))
+    assert welcome.type == "welcome"
+    await asyncio.wait_for(read_ping(reader), 5)  # then silent: pinged, and not answering
+    await asyncio.wait_for(conn.done.wait(), 5)
+    writer.close()
