@@ -5,5 +5,8 @@
 - :mod:`clients.bot.brains`: who chooses the moves: an engine program (the engine
   protocol), a built-in AI level, or a Python :class:`clients.bot.sdk.Bot`.
 - :mod:`clients.bot.game_task`: one game in one room, from its start to game over.
-- :mod:`clients.bot.runner`: the connection, reconnects, quick match, rooms, challenges.
+- :mod:`clients.bot.runner`: the connection, reconnects, engines started ahead, strikes,
+  tournaments; it routes each room's messages to its game.
+- :mod:`clients.bot.seeking`: games from quick match, a room of its own, or others' rooms.
+- :mod:`clients.bot.challenges`: the challenge it sends and those it answers.
 """
