@@ -100,7 +100,14 @@ class BuiltinParticipant(Participant):
     def seed(self) -> int:
         return self.spec.seed if self.spec.seed is not None else 0
 
-    def _player_for(self, turn: Turn) -> Player:
+    def fixed_player(self, tc: TimeControl) -> Player | None:
+        """The player for every move under ``tc``, or None when the clock sets its budget
+        (ask :meth:`player_for` then, move by move)."""
+        if tc.kind == "none" or self.spec.budget_ms is not None or self.spec.iterations:
+            return self._fixed
+        return None
+
+    def player_for(self, turn: Turn) -> Player:
         """The fixed player, or with a clock and no budget of its own, one that
         spends a share of the remaining time (a 30th of it plus most of the increment)."""
         tc = turn.time_control
@@ -113,7 +120,7 @@ class BuiltinParticipant(Participant):
         )
 
     async def choose(self, game: Game, turn: Turn) -> str:
-        player = self._player_for(turn)
+        player = self.player_for(turn)
         if self.offload:
             return await asyncio.to_thread(player.choose, game.copy())
         return player.choose(game)

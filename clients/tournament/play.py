@@ -21,7 +21,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from clients.tournament.participants import Fault, Participant, Resigned, Turn
+from clients.tournament.participants import (
+    BuiltinParticipant,
+    Fault,
+    Participant,
+    Resigned,
+    Turn,
+)
 from engine.base import EngineError, Game, game_class
 from engine.match import Match, TimeControl
 
@@ -89,15 +95,68 @@ def solver_loser(game: Game) -> int | None:
     return 1 - winner
 
 
+def _begin(spec: GameSpec, names: list[str]) -> tuple[Game, Match, list[TimeControl]]:
+    """The game and its Match (the authority) with every seat's time control."""
+    game = spec.new_game()
+    tcs = [_tc(t) for t in spec.tcs]
+    odds = len(set(spec.tcs)) > 1
+    # a forfeit is a loss here even before every engine has moved (no Lichess-style abort)
+    return game, Match(game, names, tcs[0], tcs if odds else None, abort_rule=False), tcs
+
+
+_TCS: dict[str, TimeControl] = {}
+
+
+def _tc(text: str) -> TimeControl:
+    """Parsed once per text (it is the same for every game of a tournament)."""
+    tc = _TCS.get(text)
+    if tc is None:
+        tc = _TCS[text] = TimeControl.parse(text)
+    return tc
+
+
+def _turn(match: Match, spec: GameSpec, tcs: list[TimeControl], seat: int, now: int) -> Turn:
+    deadline = match.deadline_ms()
+    wait = spec.move_timeout_ms if deadline is None else deadline - now + HANG_GRACE_MS
+    return Turn(seat=seat, clocks=match.clocks(now), time_control=tcs[seat], wait_ms=max(1, wait))
+
+
+def _adjudicated(match: Match, game: Game, now_ms: int) -> bool:
+    """Ends the game if the solver settles it (see :func:`solver_loser`)."""
+    loser = solver_loser(game)
+    if loser is None:
+        return False
+    match.forfeit(loser, "adjudicated", now_ms)
+    return True
+
+
+def _line(
+    spec: GameSpec,
+    match: Match,
+    faults: list[dict[str, Any]],
+    adjudicated: bool,
+    duration_ms: int,
+) -> dict[str, Any]:
+    line = match.record_dict()
+    line["tournament"] = {
+        "id": spec.id,
+        "round": spec.round,
+        "encounter": spec.encounter,
+        "deal": spec.deal,
+        "perm": spec.perm,
+        "seats": list(spec.seats),
+        "adjudicated": adjudicated,
+        "faults": faults,
+        "final_position": match.game.position(),
+        "duration_ms": duration_ms,
+    }
+    return line
+
+
 async def play_game(spec: GameSpec, players: list[Participant]) -> tuple[dict[str, Any], set[int]]:
     """Play ``spec`` with ``players`` (one per seat); the record line and the seats
     that faulted (their participants need a restart)."""
-    game = spec.new_game()
-    names = [p.name for p in players]
-    tcs = [TimeControl.parse(t) for t in spec.tcs]
-    odds = len(set(spec.tcs)) > 1
-    # a forfeit is a loss here even before every engine has moved (no Lichess-style abort)
-    match = Match(game, names, tcs[0], tcs if odds else None, abort_rule=False)
+    game, match, tcs = _begin(spec, [p.name for p in players])
     faults: list[dict[str, Any]] = []
     adjudicated = False
     adjudicable = spec.adjudicate == "solver" and can_adjudicate(game)
@@ -114,15 +173,10 @@ async def play_game(spec: GameSpec, players: list[Participant]) -> tuple[dict[st
     while not match.over:
         seat = match.to_move()
         assert seat is not None
-        if adjudicable and (loser := solver_loser(game)) is not None:
-            match.forfeit(loser, "adjudicated", _now_ms(origin))
+        if adjudicable and _adjudicated(match, game, _now_ms(origin)):
             adjudicated = True
             break
-        now = _now_ms(origin)
-        clocks = match.clocks(now)
-        deadline = match.deadline_ms()
-        wait = spec.move_timeout_ms if deadline is None else deadline - now + HANG_GRACE_MS
-        turn = Turn(seat=seat, clocks=clocks, time_control=tcs[seat], wait_ms=max(1, wait))
+        turn = _turn(match, spec, tcs, seat, _now_ms(origin))
         move = ""
         try:
             move = await players[seat].choose(game, turn)
@@ -139,20 +193,39 @@ async def play_game(spec: GameSpec, players: list[Participant]) -> tuple[dict[st
     assert match.result is not None
     for p in players:
         await p.game_over(match.result.winner, match.result.reason)
-    line = match.record_dict()
-    line["tournament"] = {
-        "id": spec.id,
-        "round": spec.round,
-        "encounter": spec.encounter,
-        "deal": spec.deal,
-        "perm": spec.perm,
-        "seats": list(spec.seats),
-        "adjudicated": adjudicated,
-        "faults": faults,
-        "final_position": game.position(),
-        "duration_ms": _now_ms(origin),
-    }
-    return line, {f["seat"] for f in faults}
+    return _line(spec, match, faults, adjudicated, _now_ms(origin)), {f["seat"] for f in faults}
+
+
+def play_builtin_game(spec: GameSpec, players: list[BuiltinParticipant]) -> dict[str, Any]:
+    """:func:`play_game` for built-in levels only, without the participant interface's
+    awaits: the level's ``choose`` is called directly (what a worker process runs, so the
+    runner's work per move stays small next to the game's). The same game, clocks and
+    record line as :func:`play_game` gives them (built-in levels never fault, resign
+    or need telling that a game begins or ends)."""
+    game, match, tcs = _begin(spec, [p.name for p in players])
+    faults: list[dict[str, Any]] = []
+    adjudicated = False
+    adjudicable = spec.adjudicate == "solver" and can_adjudicate(game)
+    fixed = [p.fixed_player(tc) for p, tc in zip(players, tcs, strict=True)]  # None: clocked
+    origin = time.monotonic()
+    match.start(_now_ms(origin))
+    while not match.over:
+        seat = game.to_move()
+        assert seat is not None
+        if adjudicable and _adjudicated(match, game, _now_ms(origin)):
+            adjudicated = True
+            break
+        player = fixed[seat] or players[seat].player_for(
+            _turn(match, spec, tcs, seat, _now_ms(origin))
+        )
+        move = ""
+        try:
+            move = player.choose(game)
+            match.submit_move(seat, move, _now_ms(origin))
+        except EngineError as exc:  # the Match refused the answer (a bug in a level)
+            faults.append(_fault(seat, len(game.history), "illegal", f"{move!r}: {exc}"))
+            match.forfeit(seat, "abandon", _now_ms(origin))
+    return _line(spec, match, faults, adjudicated, _now_ms(origin))
 
 
 def _fault(seat: int, ply: int, kind: str, detail: str) -> dict[str, Any]:

@@ -19,20 +19,31 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import signal
 import time
+from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
+from clients.tournament.builtin import (
+    Played,
+    Unit,
+    builtin_players,
+    encode,
+    kept,
+    play_units,
+    unit,
+    unit_specs,
+)
 from clients.tournament.config import ConfigError, ParticipantSpec, TournamentConfig
 from clients.tournament.elo import pair_bucket
 from clients.tournament.participants import BuiltinParticipant, Participant, builtin_only
 from clients.tournament.play import GameSpec, play_game
 from clients.tournament.schedule import Group, Planner, derive_seed, group_points
-from clients.tournament.standings import Standings, compute
+from clients.tournament.standings import Standings, Tally
+from clients.tournament.workers import WorkerPool
 
 STATE_VERSION = 1
 
@@ -44,56 +55,6 @@ def resolved_participants(config: TournamentConfig) -> tuple[ParticipantSpec, ..
         p if p.seed is not None else replace(p, seed=derive_seed(config.seed, "player", i))
         for i, p in enumerate(config.participants)
     )
-
-
-# -- worker processes (built-in games) ------------------------------------------------
-_worker_loop: asyncio.AbstractEventLoop | None = None
-_worker_players: dict[tuple[Any, ...], Participant] = {}
-
-
-def _worker_init() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
-
-
-def _builtin_players(spec: GameSpec, players: tuple[ParticipantSpec, ...]) -> list[Participant]:
-    seated = []
-    for p in players:
-        key = (spec.game, p.name, p.level, p.seed, p.iterations, p.budget_ms)
-        if key not in _worker_players:
-            _worker_players[key] = BuiltinParticipant(p, spec.game)
-        seated.append(_worker_players[key])
-    return seated
-
-
-Played = tuple[str, dict[str, Any]]  # a game's record line as JSON text, and its summary
-
-
-def encode(line: dict[str, Any]) -> Played:
-    """The line's JSON text for the records file, and the part the runner keeps (what
-    the standings and the summary read), so long games do not pile up in memory."""
-    text = json.dumps(line, separators=(",", ":"))
-    return text, {
-        "players": line["players"],
-        "result": line["result"],
-        "tournament": line["tournament"],
-    }
-
-
-def play_builtin(specs: list[GameSpec], participants: tuple[ParticipantSpec, ...]) -> list[Played]:
-    """Play games between built-in levels in a worker process (encoded there too)."""
-    global _worker_loop
-    if _worker_loop is None:
-        _worker_loop = asyncio.new_event_loop()
-
-    async def play_all() -> list[Played]:
-        out = []
-        for spec in specs:
-            seated = _builtin_players(spec, tuple(participants[i] for i in spec.seats))
-            line, _ = await play_game(spec, seated)
-            out.append(encode(line))
-        return out
-
-    return _worker_loop.run_until_complete(play_all())
 
 
 # -- the records file ------------------------------------------------------------------
@@ -109,7 +70,7 @@ def read_lines(path: Path) -> dict[str, dict[str, Any]]:
     out = {}
     for raw in data[:end].splitlines():
         line = json.loads(raw)
-        out[line["tournament"]["id"]] = line
+        out[line["tournament"]["id"]] = kept(line)
     return out
 
 
@@ -135,23 +96,21 @@ class Runner:
         self.committed: dict[str, list[dict[str, Any]]] = {}
         self.played_now = 0  # games played by this process (not found in the file)
         self.started = time.monotonic()
-        self._standings: Standings | None = None
+        self._tally = Tally(self.names)
         self._games_committed = 0
         self._sprt_penta = [0] * 5  # the first participant's pairs, for the SPRT
         self.sprt_state: dict[str, Any] | None = None
         self.stop_reason = "complete"
         self._records = out / "games.jsonl"
-        self._pool: Executor | None = None
+        self._pool: WorkerPool | None = None
         self._records_file: IO[str] | None = None
         self._idle: dict[int, list[Participant]] = {}
 
     # -- progress ---------------------------------------------------------------------
     @property
     def standings(self) -> Standings:
-        """The table of the committed groups (computed when asked, then kept)."""
-        if self._standings is None:
-            self._standings = compute(self.names, list(self.committed.values()))
-        return self._standings
+        """The table of the committed groups (kept up to date as they are committed)."""
+        return self._tally.standings()
 
     @property
     def games_committed(self) -> int:
@@ -186,26 +145,29 @@ class Runner:
             os.replace(tmp, state_path)
         self.lines = read_lines(self._records)
 
-    def _append(self, texts: list[str]) -> None:
+    def _append(self, text: str) -> None:
         """Lines of finished games, handed to the OS at once: a killed run loses none
         (it loses the games in progress, which a resume plays again)."""
         if self._records_file is None:
             self._records_file = self._records.open("a")
-        self._records_file.write("".join(t + "\n" for t in texts))
+        self._records_file.write(text)
         self._records_file.flush()
 
     # -- running ----------------------------------------------------------------------
     async def run(self) -> dict[str, Any]:
         self._open_state()
         if builtin_only(self.participants) and self.config.concurrency > 1:
-            self._pool = ProcessPoolExecutor(self.config.concurrency, initializer=_worker_init)
+            self._pool = WorkerPool(
+                self.config.concurrency,
+                partial(play_units, config=self.config, participants=self.participants),
+            )
         try:
             while batch := self.planner.next_batch(self.committed):
                 if not await self._run_batch(batch):
                     break
         finally:
             if self._pool is not None:
-                self._pool.shutdown(wait=True, cancel_futures=True)
+                self._pool.close()
             if self._records_file is not None:
                 self._records_file.close()
             for instances in self._idle.values():
@@ -217,47 +179,72 @@ class Runner:
 
     async def _run_batch(self, batch: list[Group]) -> bool:
         """Play a batch; False when the SPRT decided (the rest is not played)."""
-        specs = {g.key: g.games(self.config) for g in batch}
-        order = [s for g in batch for s in specs[g.key]]
-        todo = [s for s in order if s.id not in self.lines]
+        ids = {g.key: g.ids() for g in batch}
+        units = [
+            unit(g, [perm for perm, i in enumerate(ids[g.key]) if i not in self.lines])
+            for g in batch
+        ]
+        units = [u for u in units if u[-1]]
+        pending = deque(ids.items())
+
+        def commit_ready() -> bool:
+            """Commit the groups complete in planned order; True once the SPRT decided."""
+            while pending and all(i in self.lines for i in pending[0][1]):
+                key, group_ids = pending.popleft()
+                lines = self.committed[key] = [self.lines[i] for i in group_ids]
+                self._tally.add(lines)
+                self._games_committed += len(lines)
+                self._count_pair(lines)
+                if self._sprt_decided():
+                    return True
+            return False
+
+        def finished(played: Played) -> bool:
+            text, lines = played
+            self._append(text)
+            for line in lines:
+                self.lines[line["tournament"]["id"]] = line
+            self.played_now += len(lines)
+            decided = commit_ready()
+            if self.listener:
+                self.listener(self)
+            return decided
+
+        if commit_ready():
+            return False
+        if self._pool is None:
+            return not await self._play_in_loop(units, finished)
+        # built-in games go to the workers a few groups at a time: one game each would
+        # spend more on the hand-over than on the game when the players are fast
+        games = sum(len(u[-1]) for u in units)
+        size = max(1, min(16, games // (8 * self.config.concurrency)) // len(ids[batch[0].key]))
+        chunks = [units[i : i + size] for i in range(0, len(units), size)]
+        async for _, played in self._pool.imap_unordered(chunks):
+            if finished(played):
+                return False  # the games still in flight are dropped with the pool
+        return True
+
+    async def _play_in_loop(self, units: list[Unit], finished: Callable[[Played], bool]) -> bool:
+        """Play ``units`` in this process, ``concurrency`` games at a time; True if stopped."""
+        if self.config.concurrency == 1 and builtin_only(self.participants):
+            for u in units:  # nothing else runs meanwhile: no awaits per move
+                if finished(play_units([u], self.config, self.participants)):
+                    return True
+                await asyncio.sleep(0)  # where a Ctrl-C (this task cancelled) stops the run
+            return False
+        todo = [spec for u in units for spec in unit_specs(u, self.config)]
         sem = asyncio.Semaphore(self.config.concurrency)
-        pending = list(batch)
         stop = asyncio.Event()
 
-        def commit_ready() -> None:
-            while pending and all(s.id in self.lines for s in specs[pending[0].key]):
-                group = pending.pop(0)
-                self.committed[group.key] = [self.lines[s.id] for s in specs[group.key]]
-                self._standings = None
-                self._games_committed += len(specs[group.key])
-                self._count_pair(self.committed[group.key])
-                if self._sprt_decided():
-                    stop.set()
-                    return
-
-        async def one(chunk: list[GameSpec]) -> None:
+        async def one(spec: GameSpec) -> None:
             async with sem:
                 if stop.is_set():
                     return
-                played = await self._play_chunk(chunk)
-            self._append([text for text, _ in played])
-            for spec, (_, line) in zip(chunk, played, strict=True):
-                self.lines[spec.id] = line
-            self.played_now += len(chunk)
-            commit_ready()
-            if self.listener:
-                self.listener(self)
+                line = await self._play(spec)
+            if finished(encode([line])):
+                stop.set()
 
-        commit_ready()
-        if stop.is_set():
-            return False
-        # built-in games go to the workers a few at a time: one game each would spend
-        # more on the hand-over than on the game when the players are fast
-        size = (
-            1 if self._pool is None else max(1, min(16, len(todo) // (8 * self.config.concurrency)))
-        )
-        chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
-        tasks = [asyncio.ensure_future(one(c)) for c in chunks]
+        tasks = [asyncio.ensure_future(one(s)) for s in todo]
         try:
             waiter = asyncio.ensure_future(stop.wait())
             done_all = asyncio.gather(*tasks)
@@ -271,18 +258,12 @@ class Runner:
         for t in tasks:
             if t.done() and not t.cancelled() and (exc := t.exception()) is not None:
                 raise exc
-        return not stop.is_set()
-
-    async def _play_chunk(self, chunk: list[GameSpec]) -> list[Played]:
-        if self._pool is not None:  # only built-in participants
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._pool, play_builtin, chunk, self.participants)
-        return [encode(await self._play(spec)) for spec in chunk]
+        return stop.is_set()
 
     async def _play(self, spec: GameSpec) -> dict[str, Any]:
         seated = tuple(self.participants[i] for i in spec.seats)
         if builtin_only(seated):
-            line, _ = await play_game(spec, _builtin_players(spec, seated))
+            line, _ = await play_game(spec, list(builtin_players(spec, seated)))
             return line
         players = [await self._acquire(i) for i in spec.seats]
         faulted: set[int] = set()

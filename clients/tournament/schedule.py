@@ -14,6 +14,7 @@ import math
 import random
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from clients.tournament import pairings
@@ -27,6 +28,13 @@ def derive_seed(*parts: object) -> int:
     return random.Random("/".join(map(str, parts))).getrandbits(31)
 
 
+@lru_cache(maxsize=1 << 14)
+def _deal_seed(seed: int, round: int, deal: int) -> int:
+    """A deal's seed: every encounter of a round plays the same deals (kept, since
+    deriving one costs more than a fast game's bookkeeping)."""
+    return derive_seed(seed, "deal", round, deal)
+
+
 @dataclass(frozen=True, slots=True)
 class Group:
     round: int
@@ -38,10 +46,15 @@ class Group:
     def key(self) -> str:
         return f"{self.round}.{self.encounter}.{self.deal}"
 
+    def ids(self) -> list[str]:
+        """Its games' ids, one per seat order (as :meth:`games` numbers them)."""
+        key = self.key
+        return [f"{key}.{perm}" for perm in range(math.factorial(len(self.players)))]
+
     def games(self, config: TournamentConfig) -> list[GameSpec]:
         number = self.round * config.deals + self.deal
         setup = config.setups[number % len(config.setups)] if config.setups else None
-        deal_seed = None if setup else derive_seed(config.seed, "deal", self.round, self.deal)
+        deal_seed = None if setup else _deal_seed(config.seed, self.round, self.deal)
         return [
             GameSpec(
                 id=f"{self.key}.{perm}",

@@ -12,7 +12,7 @@ pentanomial counts of the deal pairs, each deal played once per seat order.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from clients.tournament.elo import EloEstimate, StatsError, pair_bucket, pentanomial, trinomial
@@ -101,40 +101,76 @@ class Standings:
         }
 
 
-def compute(names: list[str], groups: list[list[dict[str, Any]]]) -> Standings:
-    """Standings of ``names`` from complete groups (every seat order of one deal of one
-    encounter: a pair in two-player games)."""
-    rows = [Row(i, n) for i, n in enumerate(names)]
-    cross = [[[0.0, 0.0] for _ in names] for _ in names]
-    tri = [[0, 0, 0] for _ in names]
-    paired = True
-    for group in groups:
+class Tally:
+    """Standings kept up to date group by group (each group is added once, when it is
+    committed), so asking for them while a long tournament runs costs the same after
+    ten games as after a million."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = list(names)
+        self._rows = [Row(i, n) for i, n in enumerate(names)]
+        self._cross = [[[0.0, 0.0] for _ in names] for _ in names]
+        self._tri = [[0, 0, 0] for _ in names]
+        self._paired = True
+
+    def add(self, group: list[dict[str, Any]]) -> None:
+        """One complete group (every seat order of one deal of one encounter: a pair in
+        two-player games)."""
+        rows = self._rows
         pair_points: dict[int, float] = defaultdict(float)
         for line in group:
             who = line["tournament"]["seats"]
-            paired = paired and len(who) == 2
-            for seat, pts in enumerate(seat_points(line)):
+            if len(who) == 2:  # the common case, without the general helpers' lists
+                winner = line["result"]["winner"]
+                first = 0.5 if winner is None else 1.0 - winner  # seat 0's points
+                points = [first, 1.0 - first]
+                duels_of = [(who[0], who[1], first)]
+            else:
+                self._paired = False
+                points = seat_points(line)
+                duels_of = duels(line)
+            for seat, pts in enumerate(points):
                 row = rows[who[seat]]
                 row.games += 1
                 row.points += pts
                 pair_points[who[seat]] += pts
-            for a, b, s in duels(line):
-                for x, y, sx in ((a, b, s), (b, a, 1 - s)):
-                    cross[x][y][0] += sx
-                    cross[x][y][1] += 1
-                    tri[x][{0.0: 0, 0.5: 1, 1.0: 2}[sx]] += 1
-                    rows[x].wins += sx == 1.0
-                    rows[x].draws += sx == 0.5
-                    rows[x].losses += sx == 0.0
-        if paired and len(group) == 2:
+            for a, b, score in duels_of:
+                self._duel(a, b, score)
+                self._duel(b, a, 1 - score)
+        if self._paired and len(group) == 2:
             for p, pts in pair_points.items():
                 rows[p].penta[pair_bucket(pts)] += 1
-    for row in rows:
-        try:
-            if paired and sum(row.penta):
-                row.estimate = pentanomial(tuple(row.penta))  # type: ignore[arg-type]
-            elif sum(tri[row.index]):
-                row.estimate = trinomial(tuple(tri[row.index]))  # type: ignore[arg-type]
-        except StatsError:
-            row.estimate = None
-    return Standings(rows, cross)
+
+    def _duel(self, x: int, y: int, score: float) -> None:
+        self._cross[x][y][0] += score
+        self._cross[x][y][1] += 1
+        self._tri[x][_TRI[score]] += 1
+        row = self._rows[x]
+        row.wins += score == 1.0
+        row.draws += score == 0.5
+        row.losses += score == 0.0
+
+    def standings(self) -> Standings:
+        """The table now, with each participant's Elo estimate (a copy: adding more
+        groups later does not change it)."""
+        rows = [replace(r, penta=list(r.penta)) for r in self._rows]
+        for row in rows:
+            try:
+                if self._paired and sum(row.penta):
+                    row.estimate = pentanomial(tuple(row.penta))  # type: ignore[arg-type]
+                elif sum(self._tri[row.index]):
+                    row.estimate = trinomial(tuple(self._tri[row.index]))  # type: ignore[arg-type]
+            except StatsError:
+                row.estimate = None
+        return Standings(rows, [[list(c) for c in line] for line in self._cross])
+
+
+_TRI = {0.0: 0, 0.5: 1, 1.0: 2}
+
+
+def compute(names: list[str], groups: list[list[dict[str, Any]]]) -> Standings:
+    """Standings of ``names`` from complete groups (see :meth:`Tally.add`)."""
+    tally = Tally(names)
+    for group in groups:
+        tally.add(group)
+    return tally.standings()
