@@ -150,6 +150,45 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:
     assert outcomes(out) == outcomes(tmp_path / "whole")
 
 
+def test_ctrl_c_stops_after_the_game_in_hand_and_resume_finishes_the_run(
+    tmp_path: Path,
+) -> None:
+    # one game at a time: built-in games then run without awaits per move (the runner
+    # yields between games, where Ctrl-C must still reach it)
+    args = [
+        "--level", "random", "--engine", "name=mcts,level=mcts,iterations=150",
+        "--deals", "20", "--seed", "8", "--json", "--quiet",
+    ]  # fmt: skip
+    whole = tournament(tmp_path / "whole", *args)
+    out = tmp_path / "cut"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clients.cli", "tournament", "run", "--out", str(out), *args],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    log = out / "games.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if log.exists() and log.read_text().count("\n") >= 6:
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the run ended before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err[-2000:]
+    assert f"continue with: arena tournament run --resume {out}" in err
+    done_before = len(records(out))
+    assert 6 <= done_before < whole["games"]
+    resumed = run_arena("tournament", "run", "--resume", str(out), "--json", "--quiet")
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    summary = json.loads(resumed.stdout)
+    assert summary["games_played_now"] == whole["games"] - done_before
+    assert totals(summary) == totals(whole)
+    assert outcomes(out) == outcomes(tmp_path / "whole")
+
+
 def test_formats_config_file_and_big_board(tmp_path: Path) -> None:
     config = tmp_path / "t.toml"
     config.write_text(

@@ -4,6 +4,7 @@ arena tui                                  the local server (arena serve's defau
 arena tui --url ws://host:8765             another server
 arena tui --watch ROOM                     watch a game at once
 arena tui --replay arena-data/records/ROOM-1.json   a record file, no server
+arena tui --replay rr/games.jsonl --game 0.1.3.0    a tournament's game, no server
 arena tui --offline collapsi --level greedy         play an engine bot, no server
 arena tui --offline collapsi --variant big-board --players 4   you and three bots
 arena tui --puzzle 4 --difficulty hard              a Solo puzzle, no server
@@ -24,6 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--token", help="the name's token (rated games need one)")
     parser.add_argument("--watch", metavar="ROOM", help="watch this room at once")
     parser.add_argument("--replay", metavar="FILE", type=Path, help="replay a record file")
+    parser.add_argument(
+        "--game", metavar="ID", help="(--replay of a tournament's games.jsonl) the game's id"
+    )
     parser.add_argument("--offline", metavar="GAME", help="play GAME against an engine bot")
     parser.add_argument("--level", default="greedy", help="the bot's level (--offline)")
     parser.add_argument("--variant", help="the variant (--offline)")
@@ -47,14 +51,22 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"levels for {args.offline}: {', '.join(LEVELS.get(args.offline, ()))}")
     if args.players > 2 and "big-board" not in (args.variant or ""):
         raise CliError("--players 3 or 4 plays Big Board: add --variant big-board")
-    if args.replay is not None and not args.replay.exists():
-        raise CliError(f"no record file {args.replay}")
+    if args.replay is not None:
+        from clients.record_file import RecordFileError, read_record
+
+        if not args.replay.exists():
+            raise CliError(f"no record file {args.replay}")
+        try:
+            read_record(args.replay, args.game)
+        except RecordFileError as exc:
+            raise CliError(str(exc)) from None
     offline = (args.offline, args.level, args.variant) if args.offline else None
     app = ArenaTui(
         args.url,
         name=args.name,
         token=args.token,
         record_file=args.replay,
+        record_game=args.game,
         offline=offline,
         watch=args.watch,
         players=args.players,

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from pathlib import Path
 from typing import Any
 
 from textual.app import App
 
 from clients.client import ArenaError, Client, ConnectionLost, UnknownSessionError
+from clients.record_file import read_record
 from clients.tui import settings
 from clients.tui.game_screen import GameScreen
 from clients.tui.lobby import LeaderboardScreen, LobbyScreen, SignInScreen
@@ -77,6 +77,7 @@ class ArenaTui(App[None]):
         token: str | None = None,
         config: Path | None = None,
         record_file: Path | None = None,
+        record_game: str | None = None,
         offline: tuple[str, str, str | None] | None = None,
         watch: str | None = None,
         puzzle: tuple[int, str, int] | None = None,
@@ -87,6 +88,7 @@ class ArenaTui(App[None]):
         self.config = config or settings.config_path()
         self.start_name, self.start_token = name, token
         self.record_file, self.offline, self.start_watch = record_file, offline, watch
+        self.record_game = record_game  # a tournament game's id in a games.jsonl
         self.puzzle = puzzle  # (size, difficulty, seed): a Solo puzzle, no server
         self.players = players  # offline: seats, yours and the bots'
         self.client = Client(url, software="arena-tui/0.1")
@@ -99,8 +101,7 @@ class ArenaTui(App[None]):
     # -- start --------------------------------------------------------------------------------
     async def on_mount(self) -> None:
         if self.record_file is not None:
-            data = json.loads(self.record_file.read_text(encoding="utf-8"))
-            await self.push_screen(ReplayScreen(data.get("data", data), self.record_file.name))
+            await self.push_screen(ReplayScreen(*read_record(self.record_file, self.record_game)))
             return
         if self.offline is not None or self.puzzle is not None:
             if self.puzzle is not None:
