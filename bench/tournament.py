@@ -132,7 +132,7 @@ def throughput(config: TournamentConfig, rounds: int) -> dict[str, Any]:
             for i, v in enumerate(got[kind]):
                 totals[kind][i] += v
         order = order[1:] + order[:1]
-        assert got["bare"][0] == got["runner"][0] == got["parallel"][0]
+        assert got["bare"][0] == got["runner"][0] == got["parallel"][0], got
         per_round.append((got["runner"][0] / got["runner"][1]) / (got["bare"][0] / got["bare"][1]))
 
     def rate(kind: str) -> float:

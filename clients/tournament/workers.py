@@ -14,6 +14,7 @@ that were in flight again).
 from __future__ import annotations
 
 import asyncio
+import gc
 import multiprocessing
 import signal
 import traceback
@@ -36,6 +37,9 @@ class WorkerError(RuntimeError):
 def _serve(conn: Connection, play: Callable[[Any], Any]) -> None:
     """A worker's life: play chunks until told to stop (None) or the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the runner decides when to stop
+    # what the fork inherited stays out of the collector's sweeps: they would touch (and
+    # so copy) every inherited page and walk objects this process never frees
+    gc.freeze()
     try:
         while (chunk := conn.recv()) is not None:
             try:
