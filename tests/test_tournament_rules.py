@@ -49,6 +49,25 @@ def test_swiss_pairs_a_rematch_only_when_nothing_else_is_left() -> None:
     assert bye is None and [frozenset(p) for p in pairs] == [frozenset(("a", "b"))]
 
 
+def test_swiss_goes_back_on_a_choice_that_would_force_a_rematch_below() -> None:
+    # greedily a-b, then c and d (who have met) would be left to each other
+    points = {"a": 3.0, "b": 2.0, "c": 1.0, "d": 0.0}
+    pairs, bye = pairing.swiss(["a", "b", "c", "d"], points, {frozenset(("c", "d"))})
+    assert bye is None
+    assert {frozenset(p) for p in pairs} == {frozenset(("a", "c")), frozenset(("b", "d"))}
+    # twice over in a field of eight: p0-p1 and p4-p5 lead nowhere
+    names = [f"p{i}" for i in range(8)]
+    wanted = {frozenset(p) for p in (("p0", "p2"), ("p1", "p3"), ("p4", "p6"), ("p5", "p7"))}
+    allowed = wanted | {frozenset(("p0", "p1")), frozenset(("p4", "p5"))}
+    met = {frozenset(p) for p in itertools.combinations(names, 2)} - allowed
+    pairs, _ = pairing.swiss(names, {}, met)
+    assert {frozenset(p) for p in pairs} == wanted
+    # nothing without a rematch: the closest are paired as before
+    everyone = {frozenset(p) for p in itertools.combinations("abcd", 2)}
+    pairs, _ = pairing.swiss(["a", "b", "c", "d"], points, everyone)
+    assert [frozenset(p) for p in pairs] == [frozenset(("a", "b")), frozenset(("c", "d"))]
+
+
 def test_arena_pairs_close_points_and_never_the_last_opponent_again() -> None:
     points = {"a": 3.0, "b": 2.0, "c": 0.0, "d": 0.0}
     pairs = pairing.arena(["a", "b", "c", "d"], points, {"a": "b", "b": "a"})

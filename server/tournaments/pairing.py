@@ -45,22 +45,50 @@ def swiss(
 
     ``players`` in entry order (the tie-break of equal points). In an odd field the
     lowest-ranked player who has had no bye yet sits out with a bye. Then, from the
-    top, each player takes the closest-ranked opponent not met before (the closest
-    one even if met, when all have been).
+    top, each player takes the closest-ranked opponent not met before, going back on
+    an earlier choice when it would leave two who have met to play each other: a
+    rematch only when no pairing of the field avoids one (then, as when the search runs
+    past :data:`SWISS_SEARCH` steps, each takes the closest not met, or the closest).
     """
     ranked = sorted(players, key=lambda p: (-points.get(p, 0.0), players.index(p)))
     bye = None
     if len(ranked) % 2:
         bye = next((p for p in reversed(ranked) if p not in had_bye), ranked[-1])
         ranked.remove(bye)
-    pairs: list[Pair] = []
-    free = ranked[:]
-    while free:
-        a = free.pop(0)
-        pick = next((b for b in free if frozenset((a, b)) not in met), free[0])
-        free.remove(pick)
-        pairs.append((a, pick) if len(pairs) % 2 == 0 else (pick, a))
-    return pairs, bye
+    found = _without_rematch(ranked, met, [SWISS_SEARCH])
+    if found is None:
+        found = []
+        free = ranked[:]
+        while free:
+            a = free.pop(0)
+            pick = next((b for b in free if frozenset((a, b)) not in met), free[0])
+            free.remove(pick)
+            found.append((a, pick))
+    return [(a, b) if i % 2 == 0 else (b, a) for i, (a, b) in enumerate(found)], bye
+
+
+#: pairs tried at most in the search for a Swiss round without rematches
+SWISS_SEARCH = 20_000
+
+
+def _without_rematch(
+    free: list[str], met: set[frozenset[str]], budget: list[int]
+) -> list[Pair] | None:
+    """Pairs of ``free`` (ranked) with no two who have met, closest first; None if there
+    are none, or the search ran out of ``budget`` (a one-item list, counted down)."""
+    if not free:
+        return []
+    a, rest = free[0], free[1:]
+    for k, b in enumerate(rest):
+        if frozenset((a, b)) in met:
+            continue
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        tail = _without_rematch(rest[:k] + rest[k + 1 :], met, budget)
+        if tail is not None:
+            return [(a, b), *tail]
+    return None
 
 
 def arena(free: Sequence[str], points: dict[str, float], last: dict[str, str]) -> list[Pair]:
