@@ -117,6 +117,38 @@ def test_sprt_between_equal_engines_does_not_accept_h1(tmp_path: Path) -> None:
     assert summary["games"] <= 80
 
 
+def run_until(out: Path, args: list[str], games: int, **popen: Any) -> subprocess.Popen[str]:
+    """``arena tournament run`` started into ``out``, returned once ``games`` records
+    are written (it must still be running then)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clients.cli", "tournament", "run", "--out", str(out), *args],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        **popen,
+    )
+    log = out / "games.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if log.exists() and log.read_text().count("\n") >= games:
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the run ended before it could be stopped"
+    return proc
+
+
+def resume_equals(out: Path, whole: dict[str, Any], whole_out: Path, at_least: int) -> None:
+    """Resuming ``out`` plays only the missing games and ends as the whole run did."""
+    done_before = len(records(out))
+    assert at_least <= done_before < whole["games"]
+    resumed = run_arena("tournament", "run", "--resume", str(out), "--json", "--quiet")
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    summary = json.loads(resumed.stdout)
+    assert summary["games_played_now"] == whole["games"] - done_before  # no game played twice
+    assert totals(summary) == totals(whole)
+    assert outcomes(out) == outcomes(whole_out)
+
+
 def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:
     args = [
         "--level", "random", "--level", "greedy", "--engine", "name=mcts,level=mcts,iterations=60",
@@ -124,30 +156,10 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:
     ]  # fmt: skip
     whole = tournament(tmp_path / "whole", *args)
     out = tmp_path / "cut"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "clients.cli", "tournament", "run", "--out", str(out), *args],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    log = out / "games.jsonl"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
-        if log.exists() and log.read_text().count("\n") >= 10:
-            break
-        time.sleep(0.05)
-    assert proc.poll() is None, "the run ended before it could be killed"
+    proc = run_until(out, args, 10, stderr=subprocess.DEVNULL, start_new_session=True)
     os.killpg(proc.pid, signal.SIGKILL)  # the runner and its worker processes
     proc.wait(10)
-    done_before = len(records(out))
-    assert 10 <= done_before < whole["games"]
-    resumed = run_arena("tournament", "run", "--resume", str(out), "--json", "--quiet")
-    assert resumed.returncode == 0, resumed.stderr[-3000:]
-    summary = json.loads(resumed.stdout)
-    assert summary["games_played_now"] == whole["games"] - done_before  # no game played twice
-    assert totals(summary) == totals(whole)
-    assert outcomes(out) == outcomes(tmp_path / "whole")
+    resume_equals(out, whole, tmp_path / "whole", at_least=10)
 
 
 def test_ctrl_c_stops_after_the_game_in_hand_and_resume_finishes_the_run(
@@ -161,32 +173,12 @@ def test_ctrl_c_stops_after_the_game_in_hand_and_resume_finishes_the_run(
     ]  # fmt: skip
     whole = tournament(tmp_path / "whole", *args)
     out = tmp_path / "cut"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "clients.cli", "tournament", "run", "--out", str(out), *args],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    log = out / "games.jsonl"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
-        if log.exists() and log.read_text().count("\n") >= 6:
-            break
-        time.sleep(0.02)
-    assert proc.poll() is None, "the run ended before it could be interrupted"
+    proc = run_until(out, args, 6, stderr=subprocess.PIPE)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err[-2000:]
     assert f"continue with: arena tournament run --resume {out}" in err
-    done_before = len(records(out))
-    assert 6 <= done_before < whole["games"]
-    resumed = run_arena("tournament", "run", "--resume", str(out), "--json", "--quiet")
-    assert resumed.returncode == 0, resumed.stderr[-3000:]
-    summary = json.loads(resumed.stdout)
-    assert summary["games_played_now"] == whole["games"] - done_before
-    assert totals(summary) == totals(whole)
-    assert outcomes(out) == outcomes(tmp_path / "whole")
+    resume_equals(out, whole, tmp_path / "whole", at_least=6)
 
 
 def test_formats_config_file_and_big_board(tmp_path: Path) -> None:
