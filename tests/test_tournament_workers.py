@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from typing import Any
 
 import pytest
@@ -79,6 +80,25 @@ def test_worker_processes_answer_every_chunk_and_report_failures() -> None:
             asyncio.run(_collect(dying, [[1], [-2], [3]]))
     finally:
         dying.close()
+
+
+def test_answers_read_together_while_the_runner_was_busy_are_all_handed_over() -> None:
+    # the consumer blocks its loop on every answer (as a runner writing a big chunk), so
+    # both workers' next answers are read in one turn: none may be dropped
+    pool = WorkerPool(2, _double)
+
+    async def slow_consumer() -> list[Any]:
+        got = []
+        async for item in pool.imap_unordered([[i] for i in range(12)]):
+            time.sleep(0.03)
+            got.append(item)
+        return got
+
+    try:
+        got = asyncio.run(slow_consumer())
+    finally:
+        pool.close()
+    assert sorted(got) == [([i], [2 * i]) for i in range(12)]
 
 
 def test_leaving_a_batch_early_closes_the_pool_and_its_processes() -> None:

@@ -43,7 +43,7 @@ from clients.tournament.participants import BuiltinParticipant, Participant, bui
 from clients.tournament.play import GameSpec, play_game
 from clients.tournament.schedule import Group, Planner, derive_seed, group_points
 from clients.tournament.standings import Standings, Tally
-from clients.tournament.workers import WorkerPool
+from clients.tournament.workers import WorkerError, WorkerPool
 
 STATE_VERSION = 1
 
@@ -222,6 +222,8 @@ class Runner:
         async for _, played in self._pool.imap_unordered(chunks):
             if finished(played):
                 return False  # the games still in flight are dropped with the pool
+        if pending:  # every answer came back, so every group is complete
+            raise WorkerError(f"{len(pending)} groups of the batch were not all played")
         return True
 
     async def _play_in_loop(self, units: list[Unit], finished: Callable[[Played], bool]) -> bool:

@@ -74,6 +74,7 @@ class WorkerPool:
             raise WorkerError("the worker pool was left with games in flight")
         loop = asyncio.get_running_loop()
         todo = deque(chunks)
+        total = len(todo)
         answers: asyncio.Queue[tuple[Chunk | None, bool, Any]] = asyncio.Queue()
         inflight: list[deque[Chunk]] = [deque() for _ in self._conns]
 
@@ -100,7 +101,9 @@ class WorkerPool:
                 if todo:
                     send(i)
         try:
-            while any(inflight):
+            # as many answers as chunks: an answer may wait in the queue after its chunk
+            # has left ``inflight`` (two workers' read in one turn of the loop)
+            for _ in range(total):
                 chunk, ok, answer = await answers.get()
                 if not ok:
                     raise WorkerError(answer)
