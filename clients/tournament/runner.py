@@ -46,6 +46,8 @@ from clients.tournament.standings import Standings, Tally
 from clients.tournament.workers import WorkerError, WorkerPool
 
 STATE_VERSION = 1
+#: games handed to a worker at once, at most
+CHUNK = 64
 
 
 def resolved_participants(config: TournamentConfig) -> tuple[ParticipantSpec, ...]:
@@ -214,10 +216,12 @@ class Runner:
             return False
         if self._pool is None:
             return not await self._play_in_loop(units, finished)
-        # built-in games go to the workers a few groups at a time: one game each would
-        # spend more on the hand-over than on the game when the players are fast
+        # built-in games go to the workers many at a time (up to CHUNK games, 8 chunks a
+        # worker at least): one game each would spend more on the hand-over than on the
+        # game when the players are fast, and every answer wakes this process
         games = sum(len(u[-1]) for u in units)
-        size = max(1, min(16, games // (8 * self.config.concurrency)) // len(ids[batch[0].key]))
+        most = min(CHUNK, games // (8 * self.config.concurrency))
+        size = max(1, most // len(ids[batch[0].key]))
         chunks = [units[i : i + size] for i in range(0, len(units), size)]
         async for _, played in self._pool.imap_unordered(chunks):
             if finished(played):
