@@ -31,6 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from textual.screen import Screen
+from textual.widgets._footer import FooterKey
 
 from clients.client import Client
 from clients.tui.app import ArenaTui
@@ -42,7 +43,8 @@ from protocol import messages as m
 
 async def serve() -> tuple[asyncio.subprocess.Process, str]:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "clients.cli", "serve", "--port", "0", "--log-format", "json",
+        sys.executable, "-m", "clients.cli", "serve", "--port", "0", "--store", "memory",
+        "--log-format", "json",
         stderr=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL,
     )  # fmt: skip
     while True:
@@ -132,10 +134,14 @@ async def run(moves: int, idle: float) -> dict[str, Any]:
                 clock = m.Fischer(base_ms=600_000, increment_ms=0)
                 room = (await bob.create_room("collapsi", seat=0, time_control=clock)).room
                 await app.play_room(room)
-                await bob.ready(room)
                 screen = await until(
                     pilot, lambda: isinstance(app.screen, GameScreen) and app.screen
                 )
+                # the screen is built and drawn (its footer too) before the game starts:
+                # the opponent readies after ann sat down, and moves at once
+                await until(pilot, lambda s=screen: s.composed and s.query(FooterKey))
+                await pilot.pause(0.2)
+                await bob.ready(room)
                 model = screen.model
                 games += 1
                 ev = await bob.next(type="game_started", room=room, timeout=30)

@@ -19,6 +19,7 @@ from clients.tui import settings
 from clients.tui.game_screen import GameScreen
 from clients.tui.lobby import LeaderboardScreen, LobbyScreen, SignInScreen
 from clients.tui.local import LocalMatch, OfflineGame, ReplayScreen, make_puzzle
+from clients.tui.memory import release_widgets, settle, thaw
 from clients.tui.state import RoomModel
 from engine.base import EngineError
 from protocol.timecontrol import parse_time_control
@@ -27,7 +28,8 @@ CSS = """
 #left { width: auto; min-width: 40; padding: 0 1; }
 #side { width: 1fr; padding: 0 1; }
 #board { width: auto; height: auto; }
-#banner { background: $boost; color: $warning; text-style: bold; padding: 1; }
+#banner { height: 6; padding: 0 1; }
+#banner.-over { background: $boost; color: $warning; text-style: bold; }
 #moves { height: 8; }
 #chat { height: 6; }
 #info { height: 6; }
@@ -83,6 +85,7 @@ class ArenaTui(App[None]):
         puzzle: tuple[int, str, int] | None = None,
         players: int = 2,
     ) -> None:
+        release_widgets()
         super().__init__()
         self.url = url
         self.config = config or settings.config_path()
@@ -113,6 +116,7 @@ class ArenaTui(App[None]):
             screen = GameScreen(local.model, local)
             local.on_change = lambda: screen.is_mounted and screen.redraw()
             await self.push_screen(screen)
+            settle()
             return
         saved = settings.load(self.config, self.url)
         name = self.start_name if self.start_name is not None else saved.get("name", "")
@@ -137,6 +141,7 @@ class ArenaTui(App[None]):
             settings.save(self.config, self.url, name, token)
         self.pump = asyncio.create_task(self._pump())
         await self.push_screen(LobbyScreen())
+        settle()
         if self.start_watch is not None:
             await self.watch_room(self.start_watch)
         return None
@@ -301,6 +306,7 @@ class ArenaTui(App[None]):
         await self.push_screen(ReplayScreen(record.data.model_dump(), record_id))
 
     async def on_unmount(self) -> None:
+        thaw()
         self.leaving = True
         if self.pump is not None:
             self.pump.cancel()

@@ -77,6 +77,9 @@ class BoardView(Widget, can_focus=True):
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
         self.view: dict[str, Any] | None = None
+        #: the board's geometry before the deal (``RoomModel.board_shape``): the widget
+        #: takes its size at once, so the game's start does not lay the screen out again
+        self.expect: dict[str, Any] = {}
         self.legal: list[str] = []
         self.last_path: list[int] = []
         self.cursor = 0
@@ -84,30 +87,47 @@ class BoardView(Widget, can_focus=True):
         self.first: int | None = None  # Collecto: a double move's first push
 
     # -- data ---------------------------------------------------------------------------------
-    def show(self, view: dict[str, Any] | None, legal: list[str], last_path: list[int]) -> None:
+    def show(
+        self,
+        view: dict[str, Any] | None,
+        legal: list[str],
+        last_path: list[int],
+        expect: dict[str, Any] | None = None,
+    ) -> None:
         shape = self._shape()
         self.view, self.legal, self.last_path = view, list(legal), list(last_path)
+        self.expect = expect or {}
         if not legal:
             self.pending, self.first = None, None
         # a new layout only when the board's size changes (the first view, a new game)
         self.refresh(layout=self._shape() != shape)
 
     def _shape(self) -> tuple[Any, ...]:
-        return (self.view is None, self.game, self.width_cells, self.size_cells)
+        return (
+            self.game,
+            self.width_cells,
+            self.size_cells,
+            len(self._geometry.get("collected") or []),
+        )
+
+    @property
+    def _geometry(self) -> dict[str, Any]:
+        """The view, or before the deal the expected one's geometry."""
+        return self.view if self.view is not None else self.expect
 
     @property
     def game(self) -> str:
-        return (self.view or {}).get("game", "collapsi")
+        return self._geometry.get("game", "collapsi")
 
     @property
     def width_cells(self) -> int:
-        return 7 if self.game == "collecto" else int((self.view or {}).get("width") or 4)
+        return 7 if self.game == "collecto" else int(self._geometry.get("width") or 4)
 
     @property
     def size_cells(self) -> int:
         if self.game == "collecto":
             return 28  # the cursor walks the pushes
-        return len((self.view or {}).get("cards") or [])
+        return len(self._geometry.get("cards") or [])
 
     def get_content_width(self, container: Any, viewport: Any) -> int:
         if self.game == "collecto":
@@ -116,7 +136,7 @@ class BoardView(Widget, can_focus=True):
 
     def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
         if self.game == "collecto":  # the pushes around the board, each seat's balls, a note
-            return 7 + 2 + len((self.view or {}).get("collected") or []) + 1
+            return 7 + 2 + len(self._geometry.get("collected") or []) + 1
         rows = max(1, self.size_cells // max(1, self.width_cells))
         return 1 + CELL_H * rows + 1
 

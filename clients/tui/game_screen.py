@@ -14,10 +14,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Footer, Input, Label, Static
+from textual.widgets import Button, Input, Label, Static
 
 from clients.gameview import SEAT_COLOURS
 from clients.tui.board import BoardView
+from clients.tui.memory import KeysFooter
 from clients.tui.state import RoomModel
 
 #: the clock and grace countdowns are redrawn this often (seconds)
@@ -106,7 +107,7 @@ class GameScreen(Screen[None]):
                     yield Button("Abort", id="abort")
                     yield Button("Rematch", id="rematch")
                     yield Button("Leave", id="leave")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.composed = True
@@ -121,7 +122,8 @@ class GameScreen(Screen[None]):
             return
         m = self.model
         board = self.query_one(BoardView)
-        board.show(m.view, m.legal if m.my_turn else [], m.last_path)
+        expect = m.board_shape() if m.view is None else None
+        board.show(m.view, m.legal if m.my_turn else [], m.last_path, expect)
         watch = " - watching (read only)" if m.spectator else ""
         rated = "rated" if m.rated else "casual"
         invite = f" - invite {m.invite}" if m.invite else ""
@@ -139,11 +141,15 @@ class GameScreen(Screen[None]):
         self._set("info", Text(info))
         self._set("moves", Text("\n".join(m.moves[-MOVE_ROWS:])))
         self._set("chat", Text("\n".join(m.chat[-CHAT_ROWS:])))
+        # the banner's rows and the buttons stay in place (empty, disabled): showing or
+        # hiding a widget lays the whole screen out again, which cost a game's first and
+        # last moves 50-100 ms more to draw (bench/tui.py)
         self._set("banner", Text(m.banner or ""))
-        self.query_one("#banner", Static).display = bool(m.banner)
-        self.query_one("#rematch", Button).display = m.status == "finished" and not m.spectator
-        self.query_one("#resign", Button).display = m.status == "playing" and not m.spectator
-        self.query_one("#abort", Button).display = m.status == "playing" and not m.spectator
+        self.query_one("#banner", Static).set_class(bool(m.banner), "-over")
+        playing = m.status == "playing" and not m.spectator
+        self.query_one("#rematch", Button).disabled = m.status != "finished" or m.spectator
+        self.query_one("#resign", Button).disabled = not playing
+        self.query_one("#abort", Button).disabled = not playing
         self.tick()
 
     def tick(self) -> None:

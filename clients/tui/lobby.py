@@ -11,9 +11,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, Checkbox, DataTable, Footer, Input, Label, Select, Static
+from textual.widgets import Button, Checkbox, DataTable, Input, Label, Select, Static
 
 from clients.gameview import clock_label
+from clients.tui.memory import KeysFooter, settle
 from clients.tui.tournaments import TournamentsScreen
 from protocol import messages as m
 
@@ -48,7 +49,7 @@ class SignInScreen(Screen[None]):
             yield Checkbox("remember on this computer", True, id="remember")
             yield Button("Sign in", id="signin-go", variant="primary")
             yield Static(id="signin-error")
-        yield Footer()
+        yield KeysFooter()
 
     async def on_button_pressed(self, event: Button.Pressed) -> None:
         await self.go()
@@ -93,7 +94,7 @@ class LobbyScreen(Screen[None]):
             yield Input(placeholder="room id or invite code: Enter joins", id="join")
             yield Input(placeholder="record id: Enter replays", id="record")
         yield Static(id="lobby-status")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -145,6 +146,7 @@ class LobbyScreen(Screen[None]):
             self.stale = True
 
     def on_screen_resume(self) -> None:
+        settle()  # back from a game (or a form): collect its widgets now, not mid-game
         if self.stale:
             self.stale = False
             self.redraw()
@@ -228,7 +230,7 @@ class CreateScreen(Screen[None]):
             yield Checkbox("private (invite only)", False, id="private")
             yield Button("Create", id="create-go", variant="primary")
             yield Static(id="create-error")
-        yield Footer()
+        yield KeysFooter()
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id != "game":
@@ -280,7 +282,7 @@ class LeaderboardScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Label(f"Leaderboard: {self.game}")
         yield DataTable(id="leaders")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

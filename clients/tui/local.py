@@ -14,9 +14,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from clients.tui.board import BoardView
+from clients.tui.memory import KeysFooter
 from clients.tui.state import RoomModel, Seat
 from engine.ai import make_player
 from engine.base import Game, GameRecord, Result, replay
@@ -170,7 +171,7 @@ class ReplayScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(id="replay-info")
         yield BoardView(id="board")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.action_jump(0)

@@ -9,6 +9,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clients.gameview import LocalClock, format_ms, seat_name
+from engine.base import EngineError, new_game
+
+#: board geometries by (game, variant, seats): RoomModel.board_shape
+_SHAPES: dict[tuple[str, str, int], dict[str, Any]] = {}
 
 
 @dataclass
@@ -133,6 +137,22 @@ class RoomModel:
             self.banner = f"room closed ({ev.reason})"
 
     # -- helpers ------------------------------------------------------------------------------
+    def board_shape(self) -> dict[str, Any]:
+        """The board's geometry before the deal (the game's view without its cards' values:
+        the board widget's size), from a game made by the engine with these settings."""
+        key = (self.game, self.variant, len(self.seats))
+        if key not in _SHAPES:
+            try:
+                view = new_game(
+                    self.game, variant=self.variant, players=len(self.seats) or None
+                ).view()
+            except (EngineError, ValueError, KeyError):
+                view = {}
+            _SHAPES[key] = {
+                k: view[k] for k in ("game", "width", "cards", "collected") if k in view
+            }
+        return _SHAPES[key]
+
     def who(self, seat: int | None) -> str:
         """``ann (red)``."""
         if seat is None or seat >= len(self.seats):

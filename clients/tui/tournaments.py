@@ -12,10 +12,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Label, Static
+from textual.widgets import DataTable, Label, Static
 
 from clients.client import ArenaError
 from clients.gameview import clock_label
+from clients.tui.memory import KeysFooter
 from protocol import messages as m
 
 
@@ -31,7 +32,7 @@ class TournamentsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Label("Tournaments (Enter: standings, games, enter)")
         yield DataTable(id="tournaments", cursor_type="row")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -87,7 +88,7 @@ class StandingsScreen(Screen[None]):
         yield DataTable(id="t-rows", cursor_type="row")
         yield Label("games (Enter: watch, or replay a finished one)")
         yield DataTable(id="t-games", cursor_type="row")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         rows = self.query_one("#t-rows", DataTable)
