@@ -258,9 +258,10 @@ def welcome(host: str, port: int) -> str:
     return "\n".join(
         [
             f"Collapsi Arena is up on {url} (Ctrl-C stops it).",
-            f"  play:   .venv/bin/arena play{opt} --name YOUR_NAME --quick collapsi",
+            f"  play:   .venv/bin/arena tui{opt}   (full screen: sign in, lobby, play, replay)",
+            f"  watch:  .venv/bin/arena tui{opt} --watch ROOM",
+            f"  lines:  .venv/bin/arena play{opt} --name YOUR_NAME --quick collapsi",
             f"  rooms:  .venv/bin/arena play{opt} --list",
-            f"  watch:  .venv/bin/arena play{opt} --watch ROOM",
             f"  web:    http://{host}:{port}/  (the lobby; watch and play in a browser)",
         ]
     )

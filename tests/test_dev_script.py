@@ -59,6 +59,7 @@ def test_dev_serve_prints_where_to_play_and_watch_and_stops_cleanly(tmp_path: Pa
         assert port > 0
         assert any("play" in b and "arena" in b for b in banner[1:])
         assert any("watch" in b and "arena" in b for b in banner[1:])
+        assert banner[1].split()[1:3] == [".venv/bin/arena", "tui"]  # the full-screen client
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10) as reply:
             assert reply.status == 200
         proc.send_signal(signal.SIGTERM)

@@ -20,7 +20,7 @@ from clients.tui.board import BoardView
 from clients.tui.lobby import LobbyScreen
 from clients.tui.local import ReplayScreen
 from protocol import messages as m
-from tests.tui_pilot import SIZE, game_screen, opponent, play_my_moves, tui, type_line, until
+from tests.tui_pilot import SIZE, game_screen, lobby, opponent, play_my_moves, tui, type_line, until
 
 
 @pytest.mark.parametrize(
@@ -51,7 +51,7 @@ async def test_a_whole_game_in_the_tui(arena: Any, game: str, variant: str, seat
         others.append(c)
     app = await tui(arena)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await until(pilot, lambda: lobby(app), "the lobby")
         join = app.screen.query_one("#join", Input)
         join.value = room
         await join.action_submit()
@@ -77,7 +77,7 @@ async def seated_game(arena: Any, pilot: Any, **create: Any) -> tuple[Any, str]:
     bob = await arena.client("bob", token="bob-0123456789abcdef")
     room = (await bob.create_room("collapsi", seat=0, **create)).room
     app = pilot.app
-    await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+    await until(pilot, lambda: lobby(app), "the lobby")
     join = app.screen.query_one("#join", Input)
     join.value = room
     await join.action_submit()
@@ -186,12 +186,12 @@ async def test_quick_match_from_the_lobby(arena: Any) -> None:
     await arena.start()
     app = await tui(arena)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await until(pilot, lambda: lobby(app), "the lobby")
         await pilot.press("q")
         bob = await arena.client("bob", token="bob-0123456789abcdef")
         await until(pilot, lambda: any(x.type == "queued" for x in app.client.received), "queue")
         await bob.quick_match("collapsi")
-        matched = await bob.next(type="matched")
+        matched = await bob.next(type="matched", timeout=30)
         task = asyncio.create_task(opponent(bob, matched.room, (matched.seat,)))
         model = await play_my_moves(pilot, clicks=False)
         await asyncio.wait_for(task, 30)
@@ -218,7 +218,7 @@ async def test_replay_a_finished_games_record_by_id_and_from_its_file(
     moves = [e.move for e in ann.events(room) if e.type == "move_made"]
     app = ArenaTui(arena.url, watch=None, name="", config=Path(os.devnull))
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await until(pilot, lambda: lobby(app), "the lobby")
         box = app.screen.query_one("#record", Input)
         box.value = over.record
         await box.action_submit()
@@ -252,7 +252,7 @@ async def test_sign_in_remembers_name_and_token_per_server_in_a_private_file(
         app.screen.query_one("#name", Input).value = "ann"
         app.screen.query_one("#token", Input).value = "ann-0123456789abcdef"
         await pilot.click("#signin-go")
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await until(pilot, lambda: lobby(app), "the lobby")
     assert stat.S_IMODE(config.stat().st_mode) == 0o600
     saved = json.loads(config.read_text())["servers"][arena.url]
     assert saved == {"name": "ann", "token": "ann-0123456789abcdef"}
@@ -298,12 +298,12 @@ async def test_ctrl_l_leaves_the_room_for_a_lobby_kept_live_meanwhile(arena: Any
         bob, room = await seated_game(arena, pilot)
         carl = await arena.client("carl")
         opened = (await carl.create_room("collecto", seat=0)).room
-        lobby = app.screen_stack[-2]
-        assert isinstance(lobby, LobbyScreen)
-        await until(pilot, lambda: opened in lobby.rooms, "the new room, heard under the game")
+        below = app.screen_stack[-2]
+        assert isinstance(below, LobbyScreen)
+        await until(pilot, lambda: opened in below.rooms, "the new room, heard under the game")
         await pilot.press("ctrl+l")
         await bob.next(type="player_left", room=room)
-        await until(pilot, lambda: app.screen is lobby, "the lobby again")
+        await until(pilot, lambda: app.screen is below, "the lobby again")
         assert app.is_running
-        rooms = lobby.query_one("#rooms", DataTable)
+        rooms = below.query_one("#rooms", DataTable)
         assert opened in {key.value for key in rooms.rows}

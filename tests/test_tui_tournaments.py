@@ -14,10 +14,9 @@ import pytest
 from textual.widgets import DataTable, Static
 
 from clients.tui.app import ArenaTui
-from clients.tui.lobby import LobbyScreen
 from clients.tui.tournaments import StandingsScreen, TournamentsScreen
 from protocol import messages as m
-from tests.tui_pilot import SIZE, game_screen, opponent, play_my_moves, tui, until
+from tests.tui_pilot import SIZE, game_screen, lobby, opponent, play_my_moves, tui, until
 
 ADMIN = "tui-admin-token-0123456789abcdef"
 
@@ -25,7 +24,7 @@ ADMIN = "tui-admin-token-0123456789abcdef"
 async def standings_from_the_lobby(pilot: Any, tid: str) -> StandingsScreen:
     """Lobby, ``t``, the tournament's row, Enter: its standings screen, filled."""
     app = pilot.app
-    await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+    await until(pilot, lambda: lobby(app), "the lobby")
     await pilot.press("t")
     listing = await until(
         pilot,

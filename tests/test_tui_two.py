@@ -13,14 +13,14 @@ import pytest
 from textual.widgets import Input, Select, Static
 
 from clients.tui.app import ArenaTui
-from clients.tui.lobby import CreateScreen, LobbyScreen
-from tests.tui_pilot import SIZE, game_screen, tui, type_line, until
+from clients.tui.lobby import CreateScreen
+from tests.tui_pilot import SIZE, game_screen, lobby, tui, type_line, until
 
 
 async def create_from_the_form(pilot: Any, clock: str) -> Any:
     """Open the create form from the lobby, pick a custom clock, create; the model."""
     app = pilot.app
-    await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+    await until(pilot, lambda: lobby(app), "the lobby")
     await pilot.press("c")
     form = await until(pilot, lambda: isinstance(app.screen, CreateScreen) and app.screen, "form")
     form.query_one("#clock", Select).value = "custom"
@@ -32,7 +32,7 @@ async def create_from_the_form(pilot: Any, clock: str) -> Any:
 
 async def join_from_the_lobby(pilot: Any, room: str) -> Any:
     app = pilot.app
-    await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+    await until(pilot, lambda: lobby(app), "the lobby")
     join = app.screen.query_one("#join", Input)
     join.value = room
     await join.action_submit()

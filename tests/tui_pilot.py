@@ -13,6 +13,7 @@ from textual.widgets import Input
 from clients.tui.app import ArenaTui
 from clients.tui.board import BoardView, collapsi_destination
 from clients.tui.game_screen import GameScreen
+from clients.tui.lobby import LobbyScreen
 
 SIZE = (150, 48)
 
@@ -31,6 +32,13 @@ def game_screen(app: ArenaTui) -> GameScreen | None:
     may not have them yet, seen under load)."""
     screen = app.screen
     return screen if isinstance(screen, GameScreen) and screen.composed else None
+
+
+def lobby(app: ArenaTui) -> LobbyScreen | None:
+    """The lobby on top once its first room list is in: before that, a key pressed or a
+    field filled may reach a screen not yet composed (seen under load)."""
+    screen = app.screen
+    return screen if isinstance(screen, LobbyScreen) and screen.listed else None
 
 
 async def type_line(pilot: Any, text: str) -> None:

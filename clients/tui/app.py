@@ -96,7 +96,7 @@ class ArenaTui(App[None]):
         self.players = players  # offline: seats, yours and the bots'
         self.client = Client(url, software="arena-tui/0.1")
         self.models: dict[str, RoomModel] = {}
-        self.opening: set[str] = set()  # matched rooms waiting for their snapshot
+        self.opening: dict[str, int] = {}  # matched rooms waiting for their snapshot: seat
         self.pump: asyncio.Task[None] | None = None
         self.leaving = False
         self.reconnects = 0
@@ -165,10 +165,13 @@ class ArenaTui(App[None]):
             self.receive(msg)
 
     def receive(self, msg: Any) -> None:
-        if msg.type == "matched" and msg.room not in self.models and msg.room not in self.opening:
-            self.opening.add(msg.room)
-            self.run_worker(self._open_matched(msg))
         room = getattr(msg, "room", None)
+        if msg.type == "matched" and room not in self.models:
+            self.opening[room] = msg.seat
+        if room in self.opening and (track := self.client.rooms.get(room)) and track.state:
+            # a room the server seated this client in (a quick match, a tournament's
+            # pairing): opened once its snapshot is in (``room_state`` follows ``matched``)
+            self.run_worker(self._open(track.state, self.opening.pop(room)))
         model = self.models.get(room) if room else None
         if model is not None:
             if msg.type == "room_state":
@@ -274,20 +277,6 @@ class ArenaTui(App[None]):
             self.notify(str(exc), severity="error")
             return
         self.notify("waiting for an opponent...")  # (matched opens the game: receive)
-
-    async def _open_matched(self, matched: Any) -> None:
-        """A room the server seated this client in (a quick match, a tournament's
-        pairing): open it once its snapshot is in (``room_state`` follows ``matched``)."""
-        try:
-            for _ in range(400):  # (bounded: 20 s)
-                track = self.client.rooms.get(matched.room)
-                if track is not None and track.state is not None:
-                    await self._open(track.state, matched.seat)
-                    return
-                await asyncio.sleep(0.05)
-            self.notify(f"room {matched.room} sent no state", severity="error")
-        finally:
-            self.opening.discard(matched.room)
 
     async def show_leaderboard(self, game: str) -> None:
         try:

@@ -189,7 +189,7 @@ class BoardView(Widget, can_focus=True):
                     out.append(" ")
                 out.append("\n")
         if self.pending is not None:
-            out.append("shift the board: arrow keys (or type the move), Esc to cancel\n")
+            out.append("shift: an arrow key; Esc: back\n")  # (fits a 4x4 board)
         return out
 
     def _collecto(self) -> Text:

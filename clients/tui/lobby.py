@@ -80,6 +80,7 @@ class LobbyScreen(Screen[None]):
         super().__init__()
         self.rooms: dict[str, m.RoomSummary] = {}
         self.stale = False  # the list changed while another screen was on top
+        self.listed = False  # the first list is in (what a test waits for)
 
     def compose(self) -> ComposeResult:
         games = [(g, g) for g in self.app.games()]  # type: ignore[attr-defined]
@@ -109,6 +110,7 @@ class LobbyScreen(Screen[None]):
         rooms = await self.app.client.subscribe_lobby(game)  # type: ignore[attr-defined]
         self.rooms = {r.room: r for r in rooms}
         self.redraw()
+        self.listed = True
 
     def redraw(self) -> None:
         table = self.query_one(DataTable)
