@@ -199,6 +199,37 @@ async def test_quick_match_from_the_lobby(arena: Any) -> None:
         assert "->" in model.banner  # the rating change
 
 
+@pytest.mark.timeout(90)
+async def test_an_unrated_quick_match_then_its_record_replayed_from_the_game_over_screen(
+    arena: Any,
+) -> None:
+    """ann holds a token (her q would be rated) and asks for a casual match with u; at the
+    end Ctrl+Y steps through the game's record."""
+    import asyncio
+
+    await arena.start()
+    app = await tui(arena)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: lobby(app), "the lobby")
+        await pilot.press("u")
+        bob = await arena.client("bob", token="bob-0123456789abcdef")
+        await until(pilot, lambda: any(x.type == "queued" for x in app.client.received), "queue")
+        await bob.quick_match("collapsi", rated=False)
+        matched = await bob.next(type="matched", timeout=30)
+        task = asyncio.create_task(opponent(bob, matched.room, (matched.seat,)))
+        model = await play_my_moves(pilot, clicks=False)
+        await asyncio.wait_for(task, 30)
+        assert not model.rated and model.banner and "->" not in model.banner
+        moves = [e for e in bob.events(matched.room) if e.type == "move_made"]
+        await pilot.press("ctrl+y")
+        screen = await until(
+            pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen, "the replay"
+        )
+        assert screen.ply == 0
+        await pilot.press("end")
+        assert screen.ply == len(moves)
+
+
 @pytest.mark.timeout(60)
 async def test_replay_a_finished_games_record_by_id_and_from_its_file(
     arena: Any, tmp_path: Path

@@ -269,8 +269,9 @@ class ArenaTui(App[None]):
         await self._open(state, 0)
         return None
 
-    async def quick_match(self, game: str) -> None:
-        rated = bool(self.client.player and not self.client.player.guest)
+    async def quick_match(self, game: str, rated: bool = True) -> None:
+        """Queue; a guest's match is casual (rated games need a token)."""
+        rated = rated and bool(self.client.player and not self.client.player.guest)
         try:
             await self.client.quick_match(game, rated=rated)
         except ArenaError as exc:

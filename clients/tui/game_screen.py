@@ -78,6 +78,7 @@ class GameScreen(Screen[None]):
         Binding("ctrl+b", "abort", "abort"),
         Binding("ctrl+t", "rematch", "rematch"),
         Binding("ctrl+l", "leave", "leave"),  # (ctrl+q is Textual's quit, for the app)
+        Binding("ctrl+y", "replay", "replay"),
     ]
 
     def __init__(self, model: RoomModel, actions: Actions) -> None:
@@ -227,6 +228,15 @@ class GameScreen(Screen[None]):
 
     async def action_rematch(self) -> None:
         await self._do(self.actions.offer_rematch)
+
+    async def action_replay(self) -> None:
+        """Step through the finished game's record (from the server)."""
+        replay = getattr(self.app, "replay_record", None)
+        if self.model.record is None or self.model.local or replay is None:
+            self.error = "no record to replay (yet)"
+            self.redraw()
+            return
+        await replay(self.model.record)
 
     async def action_leave(self) -> None:
         await self._do(self.actions.leave)

@@ -71,6 +71,7 @@ class LobbyScreen(Screen[None]):
     BINDINGS = [
         Binding("c", "create", "create room"),
         Binding("q", "quick", "quick match"),
+        Binding("u", "quick(False)", "unrated match"),
         Binding("l", "leaderboard", "leaderboard"),
         Binding("w", "watch", "watch selected"),
         Binding("t", "tournaments", "tournaments"),
@@ -183,9 +184,12 @@ class LobbyScreen(Screen[None]):
     def action_tournaments(self) -> None:
         self.app.push_screen(TournamentsScreen())
 
-    async def action_quick(self) -> None:
+    async def action_quick(self, rated: bool = True) -> None:
+        """Queue for a quick match of the filtered game: rated (casual for a guest), or
+        casual (``u``)."""
         value = self.query_one("#filter", Select).value
-        await self.app.quick_match(value if isinstance(value, str) else "collapsi")  # type: ignore[attr-defined]
+        game = value if isinstance(value, str) else "collapsi"
+        await self.app.quick_match(game, rated=rated)  # type: ignore[attr-defined]
 
     async def action_leaderboard(self) -> None:
         value = self.query_one("#filter", Select).value
