@@ -89,6 +89,7 @@ class GameScreen(Screen[None]):
         self.composed = False  # redraws wait for the widgets
         self._players_text = ""
         self._shown: dict[str, Text] = {}  # what each side-panel text shows now
+        self._decor: tuple[Any, ...] = ()  # the banner and buttons shown: for what
 
     def compose(self) -> ComposeResult:
         with Horizontal():
@@ -142,16 +143,24 @@ class GameScreen(Screen[None]):
         self._set("info", Text(info))
         self._set("moves", Text("\n".join(m.moves[-MOVE_ROWS:])))
         self._set("chat", Text("\n".join(m.chat[-CHAT_ROWS:])))
-        # the banner's rows and the buttons stay in place (empty, disabled): showing or
-        # hiding a widget lays the whole screen out again, which cost a game's first and
-        # last moves 50-100 ms more to draw (bench/tui.py)
+        self.tick()
+        decor = (m.banner, m.status, m.spectator)
+        if decor != self._decor:  # the game started or ended: the move is drawn first
+            self._decor = decor
+            self.call_after_refresh(self._decorate)
+
+    def _decorate(self) -> None:
+        """The banner and which buttons work. Their rows stay in place (empty, disabled):
+        showing or hiding a widget lays the whole screen out again, which cost a game's
+        first and last moves 50-100 ms more to draw; restyling the buttons still costs
+        10-20 ms, so it waits until the move that ended the game is drawn (bench/tui.py)."""
+        m = self.model
         self._set("banner", Text(m.banner or ""))
         self.query_one("#banner", Static).set_class(bool(m.banner), "-over")
         playing = m.status == "playing" and not m.spectator
         self.query_one("#rematch", Button).disabled = m.status != "finished" or m.spectator
         self.query_one("#resign", Button).disabled = not playing
         self.query_one("#abort", Button).disabled = not playing
-        self.tick()
 
     def tick(self) -> None:
         """The side panel's clocks and grace countdowns, run down locally."""
