@@ -179,22 +179,30 @@ async def test_a_spectator_joins_mid_game_from_the_snapshot(arena: Any) -> None:
         assert not model.my_turn and screen.query_one(BoardView).legal == []
 
 
-@pytest.mark.timeout(60)
-async def test_quick_match_from_the_lobby(arena: Any) -> None:
+async def quick_match_played(arena: Any, pilot: Any, key: str, rated: bool) -> tuple[Any, Any]:
+    """ann presses ``key`` in the lobby; once she is queued bob asks for a quick match
+    too; both play it to the end. The TUI's model and bob's ``matched``."""
     import asyncio
 
+    app = pilot.app
+    await until(pilot, lambda: lobby(app), "the lobby")
+    await pilot.press(key)
+    bob = await arena.client("bob", token="bob-0123456789abcdef")
+    await until(pilot, lambda: any(x.type == "queued" for x in app.client.received), "queue")
+    await bob.quick_match("collapsi", rated=rated)
+    matched = await bob.next(type="matched", timeout=30)
+    task = asyncio.create_task(opponent(bob, matched.room, (matched.seat,)))
+    model = await play_my_moves(pilot, clicks=False)
+    await asyncio.wait_for(task, 30)
+    return model, matched
+
+
+@pytest.mark.timeout(60)
+async def test_quick_match_from_the_lobby(arena: Any) -> None:
     await arena.start()
     app = await tui(arena)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: lobby(app), "the lobby")
-        await pilot.press("q")
-        bob = await arena.client("bob", token="bob-0123456789abcdef")
-        await until(pilot, lambda: any(x.type == "queued" for x in app.client.received), "queue")
-        await bob.quick_match("collapsi")
-        matched = await bob.next(type="matched", timeout=30)
-        task = asyncio.create_task(opponent(bob, matched.room, (matched.seat,)))
-        model = await play_my_moves(pilot, clicks=False)
-        await asyncio.wait_for(task, 30)
+        model, matched = await quick_match_played(arena, pilot, "q", rated=True)
         assert model.you == 1 - matched.seat and model.rated
         assert "->" in model.banner  # the rating change
 
@@ -205,22 +213,12 @@ async def test_an_unrated_quick_match_then_its_record_replayed_from_the_game_ove
 ) -> None:
     """ann holds a token (her q would be rated) and asks for a casual match with u; at the
     end Ctrl+Y steps through the game's record."""
-    import asyncio
-
     await arena.start()
     app = await tui(arena)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: lobby(app), "the lobby")
-        await pilot.press("u")
-        bob = await arena.client("bob", token="bob-0123456789abcdef")
-        await until(pilot, lambda: any(x.type == "queued" for x in app.client.received), "queue")
-        await bob.quick_match("collapsi", rated=False)
-        matched = await bob.next(type="matched", timeout=30)
-        task = asyncio.create_task(opponent(bob, matched.room, (matched.seat,)))
-        model = await play_my_moves(pilot, clicks=False)
-        await asyncio.wait_for(task, 30)
+        model, _matched = await quick_match_played(arena, pilot, "u", rated=False)
         assert not model.rated and model.banner and "->" not in model.banner
-        moves = [e for e in bob.events(matched.room) if e.type == "move_made"]
+        moves = [m for m in model.moves if m[0].isdigit()]
         await pilot.press("ctrl+y")
         screen = await until(
             pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen, "the replay"
