@@ -61,7 +61,9 @@ async def test_a_flag_fall_is_shown_to_both_players_each_in_their_own_tui(arena:
             await until(pilot, lambda model=model: model.banner, "the banner", limit=800)
             assert model.result.reason == "timeout" and model.result.winner == 1 - loser
             assert "wins (timeout)" in model.banner
-            shown = str(game_screen(pilot.app).query_one("#banner", Static).render())
+            banner = game_screen(pilot.app).query_one("#banner", Static)  # type: ignore[union-attr]
+            # (drawn just after the board: GameScreen._decorate)
+            shown = await until(pilot, lambda b=banner: str(b.render()), "the banner drawn")
             assert shown.startswith("Game over:") and "(timeout)" in shown
             assert model.clock.now()[loser] == 0
 
