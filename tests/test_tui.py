@@ -83,6 +83,8 @@ async def seated_game(arena: Any, pilot: Any, **create: Any) -> tuple[Any, str]:
     await join.action_submit()
     await bob.ready(room)
     await until(pilot, lambda: (s := game_screen(app)) and s.model.status == "playing", "start")
+    resign = game_screen(app).query_one("#resign")  # type: ignore[union-attr]
+    await until(pilot, lambda: not resign.disabled, "the buttons (after the board)")
     return bob, room
 
 
