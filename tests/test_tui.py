@@ -338,3 +338,34 @@ async def test_ctrl_l_leaves_the_room_for_a_lobby_kept_live_meanwhile(arena: Any
         assert app.is_running
         rooms = below.query_one("#rooms", DataTable)
         assert opened in {key.value for key in rooms.rows}
+
+
+@pytest.mark.timeout(60)
+async def test_a_private_room_joined_by_its_invite_and_a_dropped_opponents_grace_shown(
+    arena: Any,
+) -> None:
+    """ann types bob's invite code in the lobby's join box and sits down; when bob's
+    connection drops, her side panel counts his grace period down."""
+    await arena.start(grace=30)
+    bob = await arena.client("bob", token="bob-0123456789abcdef")
+    state = await bob.create_room("collapsi", seat=0, private=True)
+    assert state.invite
+    app = await tui(arena)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: lobby(app), "the lobby")
+        join = app.screen.query_one("#join", Input)
+        join.value = state.invite
+        await join.action_submit()
+        await bob.ready(state.room)
+        screen = await until(pilot, lambda: game_screen(app), "the game screen")
+        model = screen.model
+        await until(pilot, lambda: model.status == "playing", "the start")
+        assert model.room == state.room and model.you == 1 and model.invite == state.invite
+        bob.abort()  # bob's socket dies
+        await until(pilot, lambda: not model.seats[0].connected, "bob disconnected")
+        shown = await until(
+            pilot, lambda: "disconnected, " in (s := model.seat_lines()[0]) and s, "countdown"
+        )
+        assert shown.startswith(" bob (red)") or shown.startswith(">bob (red)")
+        left = int(shown.split("disconnected, ")[1].split("s")[0])
+        assert 0 < left <= 30
