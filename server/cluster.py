@@ -61,6 +61,7 @@ import structlog
 
 from protocol.outgoing import Outgoing
 from server import node_messages as nm
+from server import room_calls as rc
 from server import room_replay
 from server.cluster_calls import ForwardedCalls, logged_requests
 from server.cluster_inbox import NodeInbox
@@ -147,10 +148,10 @@ class Cluster(ForwardedCalls, NodeInbox, Sweeps):
         box.put(item)
 
     def call_message(
-        self, room_id: str, fn: str, args: list[Any], rid: int | None = None, key: str = ""
+        self, room_id: str, call: rc.RoomCall, rid: int | None = None, key: str = ""
     ) -> nm.Call:
-        name = self.arena.session_name(args[0]) if args and isinstance(args[0], str) else None
-        return nm.Call(self.node, room_id, fn, args, rid, key, name or None)
+        name = self.arena.session_name(call.session)
+        return nm.Call(self.node, room_id, call, rid, key, name or None)
 
     def deliver(self, session: str, out: Outgoing) -> None:
         """A room of ours sends to a session connected elsewhere (if we know where)."""
@@ -278,7 +279,7 @@ class Cluster(ForwardedCalls, NodeInbox, Sweeps):
                 s = arena.sessions.get(sid)
                 cursor = self.cursors.get((sid, room_id))
                 if s is not None and s.conn is not None and cursor is not None:
-                    room.post(room.resume_member, sid, cursor)
+                    room.tell(rc.ResumeMember(sid, cursor))
                 elif s is None and sid not in self.routes and room.seat_of(sid) is not None:
                     self._await_attach(room, sid)
             arena.spawn(self._call_members_back(room))
@@ -308,7 +309,7 @@ class Cluster(ForwardedCalls, NodeInbox, Sweeps):
             self._attach_timers.pop(key, None)
             live = self.arena.rooms.get(room.id)
             if live is room and not room.closed and session in room.members:
-                room.post(room.session_gone, session)
+                room.tell(rc.SessionGone(session))
 
         loop = asyncio.get_running_loop()
         self._attach_timers[key] = loop.call_later(self.arena.config.grace, expire)

@@ -5,14 +5,16 @@ room, run there in the room's actor at most once, and answered back (mixed into
 A forwarded request carries an id (node, boot, counter); when the owner changes
 while it waits, it is sent again to the new owner under the same id. The owner
 logs the id with the events the request caused, so a request that already took
-effect is answered its first outcome instead of running twice (:data:`ONCE_CALLS`;
-joins and reads are harmless to repeat).
+effect is answered its first outcome instead of running twice (the commands marked
+:attr:`server.room_calls.RoomCall.once`; joins and reads are harmless to repeat).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 import structlog
@@ -20,26 +22,13 @@ import structlog
 from protocol.errors import ErrorCode, ProtocolError, is_error_code
 from protocol.outgoing import Outgoing
 from server import node_messages as nm
-from server.cluster_remote import ROOM_CALLS, RemoteRoom
+from server import room_calls as rc
+from server.cluster_remote import RemoteRoom
 from server.presence import PresenceError
 from server.room import Room
 
 log = structlog.get_logger("arena.cluster")
 
-#: room methods whose forwarded requests run at most once (a retry gets the first outcome)
-ONCE_CALLS = frozenset(
-    {
-        "move",
-        "resign",
-        "abort",
-        "chat",
-        "set_ready",
-        "take_seat",
-        "leave_seat",
-        "leave",
-        "offer_rematch",
-    }
-)
 #: forwarded requests a room's owner remembers the outcome of, per room
 REQUESTS_KEPT = 1000
 #: seconds a forwarded request waits for the owner's answer
@@ -65,9 +54,9 @@ class ForwardedCalls:
     """The forwarded requests of :class:`server.cluster.Cluster`, asking and serving."""
 
     async def call_room(
-        self, room: RemoteRoom, fn: str, args: list[Any], retry: bool = True, key: str = ""
-    ):
-        """Run a room method on the room's owner. If the owner changes meanwhile the request
+        self, room: RemoteRoom, call: rc.RoomCall, retry: bool = True, key: str = ""
+    ) -> Any:
+        """Run a room command on the room's owner. If the owner changes meanwhile the request
         is sent again to the new one, under the same ``key``: the owner logs the key with
         the events the request caused, so a request that was run already is not run again
         (its first outcome is the answer)."""
@@ -75,7 +64,7 @@ class ForwardedCalls:
         key = key or f"{self.node}.{self._boot}.{rid}"
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[rid] = fut
-        self.send(room.owner, self.call_message(room.id, fn, args, rid, key))
+        self.send(room.owner, self.call_message(room.id, call, rid, key))
         loop = asyncio.get_running_loop()
         deadline = loop.time() + CALL_TIMEOUT
         try:
@@ -92,13 +81,13 @@ class ForwardedCalls:
         except Moved:
             if not retry:
                 raise ProtocolError(ErrorCode.UNAVAILABLE, "the room is moving") from None
-            log.info("request_retried", room=room.id, fn=fn, previous_node=room.owner)
+            log.info("request_retried", room=room.id, fn=call.kind, previous_node=room.owner)
             target = await self.find_room(room.id)
             if target is None:
                 raise ProtocolError(ErrorCode.UNKNOWN_ROOM, f"no room {room.id}") from None
             if isinstance(target, RemoteRoom):
-                return await self.call_room(target, fn, args, retry=False, key=key)
-            return await target.ask(self._once(target, fn, key), *args)
+                return await self.call_room(target, call, retry=False, key=key)
+            return await target.ask(self._once(target, call, key))
         finally:
             self._pending.pop(rid, None)
 
@@ -109,7 +98,7 @@ class ForwardedCalls:
         room over (issue 13: within a second, not after waiting for a dead node)."""
         fut = self._pending.get(call.id) if call.id is not None else None
         if fut is not None and not fut.done():
-            log.info("request_undelivered", to=node, room=call.room, fn=call.fn)
+            log.info("request_undelivered", to=node, room=call.room, fn=call.call.kind)
             fut.set_exception(
                 ProtocolError(
                     ErrorCode.UNAVAILABLE,
@@ -119,18 +108,11 @@ class ForwardedCalls:
             )
 
     def _serve_call(self, msg: nm.Call) -> None:
-        origin, rid, room_id = msg.origin, msg.id, msg.room
-        fn, args = msg.fn, msg.args
-        if fn not in ROOM_CALLS:
-            if rid is not None:
-                err = {"code": str(ErrorCode.BAD_REQUEST), "message": fn}
-                self.send(origin, nm.Reply(rid, error=err))
-            return
-        room = self.arena.rooms.get(room_id)
+        room = self.arena.rooms.get(msg.room)
         if room is None or room.closed:  # retired here, or never ours: restore if the lease is
             self.arena.spawn(self._serve_after_takeover(msg))
             return
-        self._run_call(room, origin, rid, fn, args, msg.name, msg.key)
+        self._run_call(room, msg)
 
     async def _serve_after_takeover(self, msg: nm.Call) -> None:
         origin, rid, room_id = msg.origin, msg.id, msg.room
@@ -142,68 +124,57 @@ class ForwardedCalls:
             if rid is not None:
                 self.send(origin, nm.Reply(rid, error={"code": "moved", "message": ""}))
             return
-        self._run_call(room, origin, rid, msg.fn, msg.args, msg.name, msg.key)
+        self._run_call(room, msg)
 
-    def _run_call(
-        self,
-        room: Room,
-        origin: str,
-        rid: int | None,
-        fn: str,
-        args: list[Any],
-        name: Any,
-        key: str | None = None,
-    ) -> None:
-        method = self._once(room, fn, key)
-        session = args[0] if args and isinstance(args[0], str) else None
+    def _run_call(self, room: Room, msg: nm.Call) -> None:
+        origin, rid, name, session = msg.origin, msg.id, msg.name, msg.call.session
+        method = self._once(room, msg.call, msg.key)
 
-        async def routed(*a: Any) -> Any:
+        async def routed() -> Any:
             # inside the actor: events before this point went to the old route, the ones
             # after it (and this call's catch-up or replies) go to the new one, in order
-            if session is not None:
-                self.routes[session] = origin
-                if name:
-                    self.names[session] = name
-                timer = self._attach_timers.pop((room.id, session), None)
-                if timer is not None:
-                    timer.cancel()
-            return await method(*a)
+            self.routes[session] = origin
+            if name:
+                self.names[session] = name
+            timer = self._attach_timers.pop((room.id, session), None)
+            if timer is not None:
+                timer.cancel()
+            return await method()
 
-        routed.__name__ = fn
+        routed.__qualname__ = f"{type(msg.call).__name__}.run"
         if rid is None:
-            room.post(routed, *args)
+            room.post(routed)
             return
-        task = asyncio.ensure_future(room.ask(routed, *args))
+        task = asyncio.ensure_future(room.ask(routed))
         task.add_done_callback(lambda t: self._reply(origin, rid, t))
 
-    def _once(self, room: Room, fn: str, key: str | None) -> Any:
-        """``room``'s method ``fn``, run at most once for request ``key`` (in the actor):
-        the events it causes are logged with the key, and a request whose key the room
-        knows (from its log, or from this node's run of it) gets the first outcome."""
-        method = getattr(room, fn)
-        if not key or fn not in ONCE_CALLS:
-            return method
+    def _once(self, room: Room, call: rc.RoomCall, key: str | None) -> Callable[[], Awaitable[Any]]:
+        """``call`` run on ``room`` at most once for request ``key`` (in the actor): the
+        events it causes are logged with the key, and a request whose key the room knows
+        (from its log, or from this node's run of it) gets the first outcome."""
+        if not key or not call.once:
+            return partial(call.run, room)
 
-        async def once(*a: Any) -> Any:
+        async def once() -> Any:
             done = self._requests.get(room.id, {}).get(key)
             if done is not None:
-                log.info("request_repeated", room=room.id, fn=fn)
-                return self._outcome(fn, list(a), done)
+                log.info("request_repeated", room=room.id, fn=call.kind)
+                return self._outcome(call, done)
             before = room.seq
-            room.request = key
+            room.request_key = key
             try:
-                result = await method(*a)
+                result = await call.run(room)
             except Exception as exc:
                 if room.seq > before:
                     self._remember(room.id, key, ("error", exc))
                 raise
             finally:
-                room.request = None
+                room.request_key = None
             if room.seq > before:
                 self._remember(room.id, key, ("ok", result))
             return result
 
-        once.__name__ = fn
+        once.__qualname__ = f"{type(call).__name__}.run"
         return once
 
     def _remember(self, room_id: str, key: str, outcome: tuple[str, Any]) -> None:
@@ -212,18 +183,18 @@ class ForwardedCalls:
         if len(done) > REQUESTS_KEPT:
             del done[next(iter(done))]
 
-    def _outcome(self, fn: str, args: list[Any], done: tuple[str, Any]) -> Any:
+    def _outcome(self, call: rc.RoomCall, done: tuple[str, Any]) -> Any:
         """What a repeated request is answered: what it was answered the first time."""
         kind, value = done
         if kind == "error":
             raise value
-        if kind == "logged" and fn == "move" and "move_made" not in value:
+        if kind == "logged" and type(call) is rc.Move and "move_made" not in value:
             # the flag fell before the move arrived (as Room.move answers it)
             raise ProtocolError(ErrorCode.GAME_OVER, "your time ran out before the move arrived")
-        if fn == "move" and len(args) > 2 and args[2] is not None:
+        if type(call) is rc.Move and call.re is not None:
             # asked for its move_made as the reply: that went out the first time (or was
             # lost with its node, and the catch-up brings it): an ack answers instead
-            self.arena.deliver(args[0], Outgoing({"type": "ack", "re": args[2]}))
+            self.arena.deliver(call.session, Outgoing({"type": "ack", "re": call.re}))
         return value if kind == "ok" else None
 
     def _reply(self, origin: str, rid: int, task: asyncio.Future[Any]) -> None:

@@ -14,6 +14,7 @@ import structlog
 from protocol.messages import ROOM_EVENT_TYPES
 from protocol.outgoing import Outgoing
 from server import node_messages as nm
+from server import room_calls as rc
 from server.presence import PresenceError
 from server.room import Room
 from server.tasks import checkpoint
@@ -128,7 +129,7 @@ class NodeInbox:
         if owner is None or owner == self.node or now - self._refetched.get(key, -9.0) < 1.0:
             return
         self._refetched[key] = now
-        self.send(owner, self.call_message(room_id, "catch_up", [sid, cursor, None]))
+        self.send(owner, self.call_message(room_id, rc.CatchUp(sid, cursor)))
 
     def resumed(self, sid: str, seen: dict[str, int]) -> None:
         """A session resumed on this node: its cursors are what its new connection has seen."""
@@ -179,7 +180,7 @@ class NodeInbox:
             cursor = self.cursors.get((sid, room_id))
             if cursor is None:  # nothing sent here yet: it is resuming, with its own cursor
                 continue
-            self.send(owner, self.call_message(room_id, "resume_member", [sid, cursor]))
+            self.send(owner, self.call_message(room_id, rc.ResumeMember(sid, cursor)))
 
     def _attach_all(self) -> None:
         for room_id, owner in list(self.remote.items()):

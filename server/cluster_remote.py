@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import deque
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import structlog
@@ -14,32 +15,12 @@ import structlog
 from protocol.outgoing import Outgoing
 from server import node_messages as nm
 from server.presence import PresenceError
+from server.room_calls import RoomCall
 from server.room_state import RoomSettings
 from server.tasks import checkpoint
 
 log = structlog.get_logger("arena.cluster")
 
-#: room methods another node may ask the owner to run (the first argument is a session id)
-ROOM_CALLS = frozenset(
-    {
-        "join",
-        "watch",
-        "leave",
-        "take_seat",
-        "leave_seat",
-        "set_ready",
-        "move",
-        "resign",
-        "abort",
-        "offer_rematch",
-        "chat",
-        "send_state",
-        "resume_member",
-        "disconnected",
-        "session_gone",
-        "catch_up",
-    }
-)
 #: messages queued for one node before the oldest are dropped (that node then resyncs)
 OUTBOX_LIMIT = 50_000
 
@@ -59,25 +40,17 @@ class NodeLink(Protocol):
     def undelivered(self, node: str, call: nm.Call) -> None: ...
 
     def call_message(
-        self, room_id: str, fn: str, args: list[Any], rid: int | None = None, key: str = ""
+        self, room_id: str, call: RoomCall, rid: int | None = None, key: str = ""
     ) -> nm.Call: ...
 
     async def call_room(
-        self, room: RemoteRoom, fn: str, args: list[Any], retry: bool = True, key: str = ""
+        self, room: RemoteRoom, call: RoomCall, retry: bool = True, key: str = ""
     ) -> Any: ...
 
 
-class RemoteMethod:
-    """Stands for a room method when the room lives on another node (only its name travels)."""
-
-    __slots__ = ("__name__",)
-
-    def __init__(self, name: str) -> None:
-        self.__name__ = name
-
-
 class RemoteRoom:
-    """What this node knows of a room owned elsewhere: enough to forward requests to it."""
+    """What this node knows of a room owned elsewhere: enough to forward requests to it
+    (the room handle, :class:`server.room_calls.RoomHandle`: its commands travel)."""
 
     def __init__(
         self,
@@ -94,16 +67,14 @@ class RemoteRoom:
         self.members = members or {}
         self.closed = False
 
-    def __getattr__(self, name: str) -> RemoteMethod:
-        if name in ROOM_CALLS:
-            return RemoteMethod(name)
-        raise AttributeError(name)
+    async def request(self, call: RoomCall, then: Callable[[], None] | None = None) -> Any:
+        result = await self.cluster.call_room(self, call)
+        if then is not None:
+            then()
+        return result
 
-    async def ask(self, fn: RemoteMethod, *args: Any) -> Any:
-        return await self.cluster.call_room(self, fn.__name__, list(args))
-
-    def post(self, fn: RemoteMethod, *args: Any) -> None:
-        self.cluster.send(self.owner, self.cluster.call_message(self.id, fn.__name__, list(args)))
+    def tell(self, call: RoomCall) -> None:
+        self.cluster.send(self.owner, self.cluster.call_message(self.id, call))
 
 
 class RemoteConn:

@@ -8,6 +8,7 @@ import asyncio
 
 import structlog
 
+from server import room_calls as rc
 from server.presence import PresenceError
 from server.tasks import checkpoint
 
@@ -99,7 +100,7 @@ class Sweeps:
             del self.routes[sid]
             for room in list(self.arena.rooms.values()):
                 if sid in room.members:
-                    room.post(room.disconnected, sid)
+                    room.tell(rc.Disconnected(sid))
                     if room.seat_of(sid) is not None:
                         self._await_attach(room, sid)
         log.warning("member_nodes_gone", nodes=sorted(dead))

@@ -12,6 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from server import room_calls
+from server.room_calls import RoomCall
+
 
 @dataclass(frozen=True, slots=True)
 class Deliver:
@@ -23,7 +26,7 @@ class Deliver:
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    """Run a room method on the room's owner (the receiver) for a session of ``origin``.
+    """Run a room command on the room's owner (the receiver) for a session of ``origin``.
 
     ``id``: the caller waits for a :class:`Reply` (none: fire and forget); ``key``: the
     request's id across retries (run at most once, :mod:`server.cluster_calls`);
@@ -32,8 +35,7 @@ class Call:
 
     origin: str
     room: str
-    fn: str
-    args: list[Any]
+    call: RoomCall
     id: int | None = None
     key: str = ""
     name: str | None = None
@@ -118,8 +120,8 @@ def encode(msg: NodeMessage) -> dict[str, Any]:
             "k": "c",
             "from": msg.origin,
             "room": msg.room,
-            "fn": msg.fn,
-            "a": msg.args,
+            "fn": msg.call.kind,
+            "a": room_calls.args(msg.call),
         }
         if msg.id is not None:
             data["id"] = msg.id
@@ -159,8 +161,7 @@ def decode(data: dict[str, Any]) -> NodeMessage:
             return Call(
                 data["from"],
                 data["room"],
-                data["fn"],
-                data["a"],
+                room_calls.decode(data["fn"], data["a"]),
                 data.get("id"),
                 data.get("q") or "",
                 data.get("n"),

@@ -15,6 +15,7 @@ from protocol.errors import ErrorCode, ProtocolError
 from server.host import Host
 from server.presence import PresenceError
 from server.room import Room, RoomSettings, now_ms
+from server.room_calls import RoomHandle
 from server.sessions import Session
 from server.tasks import checkpoint
 from server.variants import check_game
@@ -29,7 +30,7 @@ class RoomRegistry:
         self.arena = arena
         self._seatings: dict[tuple[str, str, str, int | None], tuple[int, list[str]]] = {}
 
-    def nowait(self, room_id: str) -> Any:
+    def nowait(self, room_id: str) -> RoomHandle | None:
         """The room if this node hosts it, else a stand-in for posting to its owner."""
         room = self.arena.rooms.get(room_id)
         if room is None:
@@ -43,14 +44,14 @@ class RoomRegistry:
         self.arena.metrics.rooms.set(len(self.arena.rooms))
         await self.arena.presence.drop_closed_room(room.id, self.arena.node)
 
-    async def find_or_none(self, room_id: str) -> Any:
+    async def find_or_none(self, room_id: str) -> RoomHandle | None:
         """This node's room, or (several nodes) a stand-in for the room on its owner."""
         room = self.arena.rooms.get(room_id)
         if room is not None and not room.closed:
             return room
         return await self.arena.cluster.find_room(room_id)
 
-    async def find(self, room_id: str) -> Any:
+    async def find(self, room_id: str) -> RoomHandle:
         room = await self.find_or_none(room_id)
         if room is None:
             raise ProtocolError(ErrorCode.UNKNOWN_ROOM, f"no room {room_id}")

@@ -22,6 +22,7 @@ from typing import Any
 
 import structlog
 
+from server import room_calls as rc
 from server.host import Host
 from server.presence.base import name_key
 
@@ -62,7 +63,7 @@ async def restore_previous_run(arena: Host) -> dict[str, Any]:
         for sid in list(room.members):
             s = arena.sessions.get(sid)
             if s is None or s.conn is None:
-                room.post(room.disconnected, sid)
+                room.tell(rc.Disconnected(sid))
     summary = {
         "sessions": sessions,
         "rooms": rooms,

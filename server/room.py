@@ -31,6 +31,7 @@ from protocol.timecontrol import engine_time_control
 from server import room_state as rs
 from server.host import Host
 from server.presence import PresenceError
+from server.room_calls import RoomCall
 from server.room_game import RoomGame, now_ms
 from server.room_log import RoomLog
 from server.room_membership import RoomMembership
@@ -78,7 +79,7 @@ class Room(RoomViews, RoomLog, RoomMembership, RoomGame, RoomSpectators):
         self._saved_meta: dict[str, Any] | None = None
         self._settings_dict: dict[str, Any] | None = None
         #: the forwarded request being run (server.cluster): logged with its events
-        self.request: str | None = None
+        self.request_key: str | None = None
         self._inbox: asyncio.Queue[tuple[Callable[..., Awaitable[Any]], tuple, Any]] = (
             asyncio.Queue()
         )
@@ -202,9 +203,9 @@ class Room(RoomViews, RoomLog, RoomMembership, RoomGame, RoomSpectators):
             if fut is not None and not fut.done():
                 fut.set_exception(exc)
             elif isinstance(exc, PresenceError):  # lease lost, store out: expected
-                self.log.warning("room_task_refused", handler=fn.__name__, error=str(exc))
+                self.log.warning("room_task_refused", handler=_label(fn), error=str(exc))
             elif not isinstance(exc, ProtocolError):
-                self.log.exception("room_task_failed", handler=fn.__name__)
+                self.log.exception("room_task_failed", handler=_label(fn))
         else:
             if fut is not None and not fut.done():
                 fut.set_result(result)
@@ -246,6 +247,17 @@ class Room(RoomViews, RoomLog, RoomMembership, RoomGame, RoomSpectators):
         self._inbox.put_nowait((fn, args, fut))
         return await fut
 
+    async def request(self, call: RoomCall, then: Callable[[], None] | None = None) -> Any:
+        """The handle's request (:class:`server.room_calls.RoomHandle`): ``call`` run in
+        the room's turn, ``then()`` after it in the same turn."""
+        if then is None:
+            return await self.ask(call.run, self)
+        return await self.ask_then(then, call.run, self)
+
+    def tell(self, call: RoomCall) -> None:
+        """The handle's message: ``call`` queued for the actor, nobody waiting."""
+        self.post(call.run, self)
+
     async def ask_then(
         self, then: Callable[[], None], fn: Callable[..., Awaitable[Any]], *args: Any
     ) -> Any:
@@ -260,7 +272,7 @@ class Room(RoomViews, RoomLog, RoomMembership, RoomGame, RoomSpectators):
             then()
             return result
 
-        run.__name__ = fn.__name__
+        run.__qualname__ = _label(fn)
         return await self.ask(run)
 
     def halt(self) -> None:
@@ -292,6 +304,11 @@ class Room(RoomViews, RoomLog, RoomMembership, RoomGame, RoomSpectators):
 
     def _now(self) -> int:
         return int(self._loop.time() * 1000)
+
+
+def _label(fn: Callable[..., Any]) -> str:
+    """A command's name in the log (a room command's: ``Move.run``)."""
+    return getattr(fn, "__qualname__", None) or repr(fn)
 
 
 @types.coroutine

@@ -64,8 +64,8 @@ class RoomLog:
         """
         # the binary frame is the packed event: a store keeping msgpack need not pack it again
         wire, packed = out.wire, out.frame(True)
-        if self.request is not None:  # a forwarded request's id is logged with its events
-            wire, packed = {**wire, "request": self.request}, b""
+        if self.request_key is not None:  # a forwarded request's id is logged with its events
+            wire, packed = {**wire, "request": self.request_key}, b""
         if hold or self._held:
             assert not (hold and lobby), "the lobby entry goes with the last event"
             self._held.append((out, wire, packed, reply, list(self.state.members)))

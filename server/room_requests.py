@@ -3,15 +3,16 @@ each found room is asked to act, here or on its owner node."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 from protocol import messages as m
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.outgoing import Outgoing
+from server import room_calls as rc
 from server.connection import Connection
 from server.host import Handler, Host
-from server.room import Room
 
 
 class RoomRequests:
@@ -72,63 +73,60 @@ class RoomRequests:
             if s.player is None:
                 raise ProtocolError(ErrorCode.NOT_AUTHENTICATED, "log in to join as a player")
             self.arena.registry.check_game_cap(s)
-        await room.ask(room.join, s.id, s.player, msg.role, msg.id)
+        await room.request(rc.Join(s.id, s.player, msg.role, msg.id))
         s.rooms.add(room.id)
         await self.arena.session_service.save(s)
 
     async def on_watch(self, conn: Connection, msg: m.Watch) -> None:
         s = self.arena.session_service.of_conn(conn)
         room = await self.arena.registry.find(msg.room)
-        await room.ask(room.watch, s.id, msg.since_seq, msg.id)
+        await room.request(rc.Watch(s.id, msg.since_seq, msg.id))
         s.rooms.add(room.id)
         await self.arena.session_service.save(s)
 
     async def on_leave_room(self, conn: Connection, msg: m.LeaveRoom) -> None:
-        await self._room_call(conn, msg, "leave", "resign")
+        await self._room_call(conn, msg, rc.Leave)
 
-    async def _room_call(self, conn: Connection, msg: Any, fn_name: str, *args: Any) -> None:
-        """Call a room method for the session, then ``ack``: from inside the actor for a
-        room of this node (the ack shares the write of the events it follows)."""
+    async def _room_call(
+        self, conn: Connection, msg: Any, call: Callable[[str], rc.RoomCall]
+    ) -> None:
+        """Ask the room to run ``call(session)``, then ``ack`` (for a room of this node,
+        from inside its turn: the ack shares the write of the events it follows)."""
         s = self.arena.session_service.of_conn(conn)
         room = await self.arena.registry.find(msg.room)
         ack = Outgoing({"type": "ack"} if msg.id is None else {"type": "ack", "re": msg.id})
-        if type(room) is Room:
-            await room.ask_then(partial(conn.send, ack), getattr(room, fn_name), s.id, *args)
-            return
-        await room.ask(getattr(room, fn_name), s.id, *args)
-        conn.send(ack)
+        await room.request(call(s.id), partial(conn.send, ack))
 
     async def on_take_seat(self, conn: Connection, msg: m.TakeSeat) -> None:
-        s = self.arena.session_service.of_conn(conn)
-        await self._room_call(conn, msg, "take_seat", s.player, msg.seat)
+        player = self.arena.session_service.of_conn(conn).player
+        await self._room_call(conn, msg, lambda sid: rc.TakeSeat(sid, player, msg.seat))
 
     async def on_leave_seat(self, conn: Connection, msg: m.LeaveSeat) -> None:
-        await self._room_call(conn, msg, "leave_seat")
+        await self._room_call(conn, msg, rc.LeaveSeat)
 
     async def on_ready(self, conn: Connection, msg: m.Ready) -> None:
-        await self._room_call(conn, msg, "set_ready", msg.ready)
+        await self._room_call(conn, msg, lambda sid: rc.SetReady(sid, msg.ready))
 
     async def on_move(self, conn: Connection, msg: m.MakeMove) -> None:
         if msg.reply == "event":  # the move's own move_made, with re, is the reply: no ack
             s = self.arena.session_service.of_conn(conn)
             room = await self.arena.registry.find(msg.room)
-            await room.ask(room.move, s.id, msg.move, msg.id)
+            await room.request(rc.Move(s.id, msg.move, msg.id))
             return
-        await self._room_call(conn, msg, "move", msg.move)
+        await self._room_call(conn, msg, lambda sid: rc.Move(sid, msg.move))
 
     async def on_resign(self, conn: Connection, msg: m.Resign) -> None:
-        await self._room_call(conn, msg, "resign")
+        await self._room_call(conn, msg, rc.Resign)
 
     async def on_abort(self, conn: Connection, msg: m.AbortGame) -> None:
-        await self._room_call(conn, msg, "abort")
+        await self._room_call(conn, msg, rc.Abort)
 
     async def on_offer_rematch(self, conn: Connection, msg: m.OfferRematch) -> None:
-        await self._room_call(conn, msg, "offer_rematch", False)
+        await self._room_call(conn, msg, lambda sid: rc.OfferRematch(sid, False))
 
     async def on_accept_rematch(self, conn: Connection, msg: m.AcceptRematch) -> None:
-        await self._room_call(conn, msg, "offer_rematch", True)
+        await self._room_call(conn, msg, lambda sid: rc.OfferRematch(sid, True))
 
     async def on_chat(self, conn: Connection, msg: m.Chat) -> None:
-        s = self.arena.session_service.of_conn(conn)
-        name = (s.player or {}).get("name", "anonymous")
-        await self._room_call(conn, msg, "chat", name, msg.text)
+        name = (self.arena.session_service.of_conn(conn).player or {}).get("name", "anonymous")
+        await self._room_call(conn, msg, lambda sid: rc.Chat(sid, name, msg.text))

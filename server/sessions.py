@@ -15,6 +15,7 @@ from protocol import messages as m
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.session import Phase
 from server import node_messages as nm
+from server import room_calls as rc
 from server.connection import Connection
 from server.host import Host
 from server.names import name_key
@@ -148,7 +149,7 @@ class SessionService:
         for room_id in list(s.rooms):
             room = self.arena.registry.nowait(room_id)
             if room is not None:
-                room.post(room.disconnected, s.id)
+                room.tell(rc.Disconnected(s.id))
         with contextlib.suppress(Exception):
             await self.arena.presence.touch_session(s.id, self.arena.config.grace)
         loop = asyncio.get_running_loop()
@@ -162,7 +163,7 @@ class SessionService:
             room = await self.arena.registry.find_or_none(room_id)
             if room is not None:
                 with contextlib.suppress(ProtocolError):
-                    await room.ask(room.leave, s.id, "resign")
+                    await room.request(rc.Leave(s.id))
         self.release_name(s)
         self.arena.sessions.pop(s.id, None)
         await self.arena.presence.end_session(s.id)
@@ -177,7 +178,7 @@ class SessionService:
         for room_id in list(s.rooms):
             room = self.arena.registry.nowait(room_id)
             if room is not None:
-                room.post(room.session_gone, s.id)
+                room.tell(rc.SessionGone(s.id))
         self.arena.spawn(self.arena.presence.end_session(s.id))
         log.info("session_expired", session=s.id)
 
@@ -204,7 +205,7 @@ class SessionService:
             room = self.arena.registry.nowait(room_id)
             if room is not None:
                 with contextlib.suppress(ProtocolError, PresenceError):
-                    await room.ask(room.leave, fresh.id, "resign")
+                    await room.request(rc.Leave(fresh.id))
 
     def attach(self, conn: Connection, old: Session, seen: dict[str, int]) -> None:
         """The connection is ``old``'s from now on (an open one it had is replaced); its
@@ -236,7 +237,7 @@ class SessionService:
                 room = await self.arena.registry.find_or_none(room_id)
                 if room is None:
                     continue
-                await room.ask(room.resume_member, old.id, cursors.get(room_id))
+                await room.request(rc.ResumeMember(old.id, cursors.get(room_id)))
             except PresenceError as exc:  # its node is gone: the takeover will catch us up
                 conn.log.warning("resume_room_unavailable", room=room_id, error=str(exc))
             except ProtocolError as exc:  # it closed meanwhile: resumed was the one reply

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from server import node_messages as nm
+from server import room_calls as rc
 
 text = st.text(min_size=1, max_size=12)
 json_values = st.recursive(
@@ -23,6 +24,25 @@ json_values = st.recursive(
 errors = st.fixed_dictionaries(
     {"code": text, "message": st.text(max_size=20)}, optional={"retry_after": st.integers(0, 60)}
 )
+#: every room command, its fields drawn from what they may hold (any JSON for ``re``)
+commands = st.one_of(
+    st.builds(rc.Join, text, st.none() | st.dictionaries(text, json_values), text, json_values),
+    st.builds(rc.Watch, text, st.none() | st.integers(0, 2**40), json_values),
+    st.builds(rc.Leave, text, text),
+    st.builds(rc.TakeSeat, text, st.dictionaries(text, json_values), st.none() | st.integers(0, 7)),
+    st.builds(rc.LeaveSeat, text),
+    st.builds(rc.SetReady, text, st.booleans()),
+    st.builds(rc.Move, text, text, json_values),
+    st.builds(rc.Resign, text),
+    st.builds(rc.Abort, text),
+    st.builds(rc.OfferRematch, text, st.booleans()),
+    st.builds(rc.Chat, text, text, st.text(max_size=20)),
+    st.builds(rc.SendState, text, json_values),
+    st.builds(rc.ResumeMember, text, st.none() | st.integers(0, 2**40)),
+    st.builds(rc.Disconnected, text),
+    st.builds(rc.SessionGone, text),
+    st.builds(rc.CatchUp, text, st.none() | st.integers(0, 2**40), json_values),
+)
 messages = st.one_of(
     st.builds(
         nm.Deliver, st.lists(text, min_size=1, max_size=4), st.dictionaries(text, json_values)
@@ -31,8 +51,7 @@ messages = st.one_of(
         nm.Call,
         text,
         text,
-        text,
-        st.lists(json_values, max_size=4),
+        commands,
         st.none() | st.integers(1, 2**40),
         st.just("") | text,
         st.none() | text,
@@ -61,7 +80,7 @@ def test_the_wire_keeps_its_short_keys() -> None:
         "s": ["s1"],
         "m": {"type": "ack"},
     }
-    call = nm.Call("n1", "r1", "move", ["s1", "a1"], 7, "n1.b.7", "ann")
+    call = nm.Call("n1", "r1", rc.Move("s1", "a1"), 7, "n1.b.7", "ann")
     assert nm.encode(call) == {
         "k": "c",
         "from": "n1",
@@ -72,12 +91,12 @@ def test_the_wire_keeps_its_short_keys() -> None:
         "q": "n1.b.7",
         "n": "ann",
     }
-    assert nm.encode(nm.Call("n1", "r1", "chat", [])) == {
+    assert nm.encode(nm.Call("n1", "r1", rc.Chat("s1", "ann", "hi"))) == {
         "k": "c",
         "from": "n1",
         "room": "r1",
         "fn": "chat",
-        "a": [],
+        "a": ["s1", "ann", "hi"],
     }
     assert nm.encode(nm.Reply(3, ok=None)) == {"k": "r", "id": 3, "ok": None}
     assert nm.encode(nm.Reply(3, error={"code": "moved", "message": ""})) == {
@@ -99,6 +118,9 @@ def test_the_wire_keeps_its_short_keys() -> None:
         {},
         {"k": "d", "s": ["a"]},
         {"k": "c", "from": "n1", "room": "r1", "fn": "move"},
+        {"k": "c", "from": "n1", "room": "r1", "fn": "no_such_command", "a": ["s1"]},
+        {"k": "c", "from": "n1", "room": "r1", "fn": "move", "a": ["s1", "a1", None, 4]},
+        {"k": "c", "from": "n1", "room": "r1", "fn": "__init__", "a": ["s1"]},
         {"k": "r"},
         {"k": "forget", "s": "s1"},
         [],
