@@ -108,9 +108,8 @@ async def populate(data_dir: Path, records: int, games: int) -> None:
                 data = {**_renamed(data, names), "rooms": [new_room]}
                 token = secrets.token_urlsafe(24)
                 writes.append(dst.create_session(names[sid], token, data, 86400))
-            for ev in events:
-                ev = _renamed(ev, names)
-                writes.append(dst.append_event(new_room, ev))
+            logged = [(_renamed(ev, names), b"") for ev in events]
+            writes.append(dst.append(new_room, logged, 1))
             for who in ("ann", "bob"):
                 writes.append(dst.claim_name(names[who], secrets.token_hex(8)))
         for j in range(records):

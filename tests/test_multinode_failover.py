@@ -43,6 +43,7 @@ from clients.client import ArenaError, Client
 from engine.base import game_class
 from protocol import messages as m
 from server.presence.redis import RedisPresence
+from tests.presence_appends import append_event
 
 TTL = float(LEASE_TTL)
 
@@ -290,7 +291,7 @@ async def test_a_seq_conflict_is_answered_unavailable_and_the_retry_is_played(
         seats = {0: ann, 1: bob}
         assert not await play(seats, room, acked, 1)
         chat = {"type": "chat_message", "room": room, "name": "eve", "text": "hi"}
-        await presence.append_event(room, {**chat, "spectator": True}, owner="c1")
+        await append_event(presence, room, {**chat, "spectator": True}, owner="c1")
         to_move, legal = last_turn(bob, room)
         assert to_move == 1
         with pytest.raises(ArenaError) as err:

@@ -19,6 +19,7 @@ import pytest
 
 from server.presence import LeaseLost, Presence, SeqConflict
 from server.presence.memory import MemoryPresence
+from tests.presence_appends import append_event, append_packed, append_packed_saving_room
 
 
 @contextlib.asynccontextmanager
@@ -186,7 +187,7 @@ async def test_room_registry(presence: Presence) -> None:
     await presence.put_room("r1", {"game": "collapsi", "invite": "XYZ"})
     assert await presence.get_room("r1") == {"game": "collapsi", "invite": "XYZ"}
     assert await presence.get_room("r9") is None
-    await presence.append_event("r1", {"type": "x"})
+    await append_event(presence, "r1", {"type": "x"})
     await presence.delete_room("r1")
     assert await presence.get_room("r1") is None
     assert await presence.last_seq("r1") == 0
@@ -202,7 +203,7 @@ async def test_open_room_and_drop_closed_room(presence: Presence) -> None:
     assert await presence.room_owner("r1") == "node-a"
     await presence.lobby_upsert("r1", {"room": "r1"})
     await presence.lobby_upsert("r2", {"room": "r2"})
-    await presence.append_event("r1", {"type": "room_closed"})
+    await append_event(presence, "r1", {"type": "room_closed"})
     async with await presence.subscribe_lobby() as sub:
         await presence.drop_closed_room("r1", "node-a")
         assert await _next(sub) == {"op": "remove", "room_id": "r1"}
@@ -218,12 +219,12 @@ async def test_append_packed_saving_room(presence: Presence) -> None:
 
     event = {"type": "player_joined", "room": "r1", "seq": 1, "player": {"name": "é"}}
     meta = {"game": "collapsi", "invite": None, "members": {"s1": {"role": "player"}}}
-    assert await presence.append_packed_saving_room("r1", event, msgpack.packb(event), 1, meta)
+    assert await append_packed_saving_room(presence, "r1", event, msgpack.packb(event), 1, meta)
     assert await presence.get_room("r1") == meta
     assert await presence.read_events("r1") == [event]
     with pytest.raises(SeqConflict):
         second = {**event, "seq": 3}
-        await presence.append_packed_saving_room("r1", second, msgpack.packb(second), 3, meta)
+        await append_packed_saving_room(presence, "r1", second, msgpack.packb(second), 3, meta)
     assert await presence.last_seq("r1") == 1
 
 
@@ -240,21 +241,21 @@ async def test_appends_updating_the_lobby(presence: Presence) -> None:
         await presence.subscribe_room("r1") as room,
     ):
         packed = msgpack.packb(first)
-        assert await presence.append_packed("r1", first, packed, 1, "node-a", summary) == 1
+        assert await append_packed(presence, "r1", first, packed, 1, "node-a", summary) == 1
         assert await _next(room) == first
         assert await _next(lobby) == {"op": "upsert", "room": summary}
         assert await presence.lobby_list() == [summary]
         playing = {**summary, "status": "playing"}
         packed = msgpack.packb(second)
         with pytest.raises(SeqConflict):
-            await presence.append_packed("r1", second, packed, 3, "node-a", playing)
+            await append_packed(presence, "r1", second, packed, 3, "node-a", playing)
         with pytest.raises(LeaseLost):
-            await presence.append_packed_saving_room(
-                "r1", second, packed, 2, meta, "node-b", playing
+            await append_packed_saving_room(
+                presence, "r1", second, packed, 2, meta, "node-b", playing
             )
         assert await presence.lobby_list() == [summary]
-        assert await presence.append_packed_saving_room(
-            "r1", second, packed, 2, meta, "node-a", playing
+        assert await append_packed_saving_room(
+            presence, "r1", second, packed, 2, meta, "node-a", playing
         )
         assert await _next(room) == second
         assert await _next(lobby) == {"op": "upsert", "room": playing}
@@ -268,7 +269,7 @@ async def test_append_packed_many(presence: Presence) -> None:
     the settings and the lobby entry with them; refused as a whole (seq, lease)."""
     assert await presence.acquire_room("r1", "node-a", ttl=5)
     first = {"type": "player_joined", "room": "r1", "seq": 1, "player": {"name": "é"}}
-    assert await presence.append_packed("r1", first, msgpack.packb(first), 1, "node-a") == 1
+    assert await append_packed(presence, "r1", first, msgpack.packb(first), 1, "node-a") == 1
     freed = {"type": "seat_freed", "room": "r1", "seq": 2, "seat": 0}
     left = {"type": "player_left", "room": "r1", "seq": 3, "name": "é", "request": "k1"}
     closed = {"type": "room_closed", "room": "r1", "seq": 9}  # a wrong seq: packed again
@@ -276,16 +277,16 @@ async def test_append_packed_many(presence: Presence) -> None:
     meta = {"game": "collapsi", "invite": None, "members": {}}
     summary = {"room": "r1", "status": "waiting"}
     with pytest.raises(SeqConflict):
-        await presence.append_packed_many("r1", events, 3, "node-a")
+        await presence.append("r1", events, 3, "node-a")
     with pytest.raises(LeaseLost):
-        await presence.append_packed_many("r1", events, 2, "node-b")
+        await presence.append("r1", events, 2, "node-b")
     assert await presence.last_seq("r1") == 1
     assert await presence.lobby_list() == []
     async with (
         await presence.subscribe_lobby() as lobby,
         await presence.subscribe_room("r1") as room,
     ):
-        assert await presence.append_packed_many("r1", events, 2, "node-a", meta, summary) == 4
+        assert await presence.append("r1", events, 2, "node-a", meta, summary) == 4
         logged = [freed, left, {**closed, "seq": 4}]
         assert [await _next(room) for _ in range(3)] == logged
         assert await _next(lobby) == {"op": "upsert", "room": summary}
@@ -334,9 +335,9 @@ async def test_renew_rooms_reports_the_leases_not_held(presence: Presence) -> No
 
 async def test_event_log_seq_is_gap_free_per_room(presence: Presence) -> None:
     assert await presence.last_seq("r1") == 0
-    seqs = [await presence.append_event("r1", {"type": "move", "n": i}) for i in range(5)]
+    seqs = [await append_event(presence, "r1", {"type": "move", "n": i}) for i in range(5)]
     assert seqs == [1, 2, 3, 4, 5]
-    assert await presence.append_event("r2", {"type": "chat"}) == 1
+    assert await append_event(presence, "r2", {"type": "chat"}) == 1
     assert await presence.last_seq("r1") == 5
     events = await presence.read_events("r1", after_seq=2)
     assert [(e["seq"], e["n"]) for e in events] == [(3, 2), (4, 3), (5, 4)]
@@ -350,17 +351,17 @@ async def test_event_log_packed_appends_are_appends(presence: Presence) -> None:
     exactly what ``append_event`` would; bytes with another seq are not trusted."""
     async with await presence.subscribe_room("r1") as sub:
         first = {"type": "x", "room": "r1", "seq": 1, "n": [1, None]}
-        assert await presence.append_packed("r1", first, msgpack.packb(first), 1) == 1
+        assert await append_packed(presence, "r1", first, msgpack.packb(first), 1) == 1
         second = {"type": "y", "seq": 7}  # a wrong seq: the store packs it itself
-        assert await presence.append_packed("r1", second, msgpack.packb(second)) == 2
+        assert await append_packed(presence, "r1", second, msgpack.packb(second)) == 2
         with pytest.raises(SeqConflict):
-            await presence.append_packed("r1", first, msgpack.packb(first), expected_seq=1)
+            await append_packed(presence, "r1", first, msgpack.packb(first), expected_seq=1)
         assert await presence.read_events("r1") == [first, {"type": "y", "seq": 2}]
         assert [await _next(sub), await _next(sub)] == [first, {"type": "y", "seq": 2}]
 
 
 async def test_event_log_concurrent_appends_get_distinct_seqs(presence: Presence) -> None:
-    seqs = await asyncio.gather(*(presence.append_event("r", {"i": i}) for i in range(30)))
+    seqs = await asyncio.gather(*(append_event(presence, "r", {"i": i}) for i in range(30)))
     assert sorted(seqs) == list(range(1, 31))
     logged = await presence.read_events("r")
     assert [e["seq"] for e in logged] == list(range(1, 31))
@@ -368,9 +369,9 @@ async def test_event_log_concurrent_appends_get_distinct_seqs(presence: Presence
 
 
 async def test_event_log_expected_seq_guards_split_brain(presence: Presence) -> None:
-    assert await presence.append_event("r1", {"a": 1}, expected_seq=1) == 1
+    assert await append_event(presence, "r1", {"a": 1}, expected_seq=1) == 1
     with pytest.raises(SeqConflict):
-        await presence.append_event("r1", {"a": 2}, expected_seq=1)
+        await append_event(presence, "r1", {"a": 2}, expected_seq=1)
     assert await presence.last_seq("r1") == 1
 
 
@@ -378,32 +379,32 @@ async def test_event_log_appends_are_fenced_by_the_lease(presence: Presence) -> 
     """With ``owner`` only the node holding the room's lease appends: a node whose lease
     lapsed (or was never held) cannot log, whatever seq it expects."""
     assert await presence.acquire_room("r1", "node-a", ttl=5)
-    assert await presence.append_event("r1", {"a": 1}, expected_seq=1, owner="node-a") == 1
+    assert await append_event(presence, "r1", {"a": 1}, expected_seq=1, owner="node-a") == 1
     with pytest.raises(LeaseLost):
-        await presence.append_event("r1", {"a": 2}, expected_seq=2, owner="node-b")
+        await append_event(presence, "r1", {"a": 2}, expected_seq=2, owner="node-b")
     with pytest.raises(LeaseLost):
         packed = msgpack.packb({"a": 2, "seq": 2})
-        await presence.append_packed("r1", {"a": 2, "seq": 2}, packed, 2, owner="node-b")
+        await append_packed(presence, "r1", {"a": 2, "seq": 2}, packed, 2, owner="node-b")
     assert await presence.release_room("r1", "node-a")
     with pytest.raises(LeaseLost):
-        await presence.append_event("r1", {"a": 2}, expected_seq=2, owner="node-a")
+        await append_event(presence, "r1", {"a": 2}, expected_seq=2, owner="node-a")
     assert await presence.acquire_room("r1", "node-b", ttl=0.15)
-    assert await presence.append_event("r1", {"b": 2}, expected_seq=2, owner="node-b") == 2
+    assert await append_event(presence, "r1", {"b": 2}, expected_seq=2, owner="node-b") == 2
     await asyncio.sleep(0.3)  # node-b stopped renewing: its lease lapses
     with pytest.raises(LeaseLost):
-        await presence.append_event("r1", {"b": 3}, expected_seq=3, owner="node-b")
-    assert await presence.append_event("r1", {"c": 3}) == 3  # no owner given: not fenced
+        await append_event(presence, "r1", {"b": 3}, expected_seq=3, owner="node-b")
+    assert await append_event(presence, "r1", {"c": 3}) == 3  # no owner given: not fenced
     assert [e["seq"] for e in await presence.read_events("r1")] == [1, 2, 3]
 
 
 async def test_room_subscription_sees_appends_in_order(presence: Presence) -> None:
-    await presence.append_event("r1", {"before": True})
+    await append_event(presence, "r1", {"before": True})
     sub = await presence.subscribe_room("r1")
     other = await presence.subscribe_room("r2")
     async with sub, other:
         for i in range(3):
-            await presence.append_event("r1", {"i": i})
-        await presence.append_event("r2", {"j": 0})
+            await append_event(presence, "r1", {"i": i})
+        await append_event(presence, "r2", {"j": 0})
         got = [await _next(sub) for _ in range(3)]
         assert [(e["seq"], e["i"]) for e in got] == [(2, 0), (3, 1), (4, 2)]
         assert (await _next(other)) == {"j": 0, "seq": 1}
@@ -416,12 +417,12 @@ async def test_events_of_any_size_carry_their_seq(presence: Presence) -> None:
     events = [{f"k{i:03}": [i, None, {"x": "é"}] for i in range(n)} for n in sizes]
     async with await presence.subscribe_room("r1") as sub:
         for seq, ev in enumerate(events, 1):
-            assert await presence.append_event("r1", ev) == seq
+            assert await append_event(presence, "r1", ev) == seq
         n = len(events)
         # a room's own events hold their (expected) seq already; a stale one is replaced
-        assert await presence.append_event("r1", {"a": 1, "seq": n + 1}, n + 1) == n + 1
-        assert await presence.append_event("r1", {"a": 2, "seq": 99}, n + 2) == n + 2
-        assert await presence.append_event("r1", {"seq": 5, "a": 3}) == n + 3
+        assert await append_event(presence, "r1", {"a": 1, "seq": n + 1}, n + 1) == n + 1
+        assert await append_event(presence, "r1", {"a": 2, "seq": 99}, n + 2) == n + 2
+        assert await append_event(presence, "r1", {"seq": 5, "a": 3}) == n + 3
         published = [await _next(sub) for _ in range(n + 3)]
     logged = await presence.read_events("r1")
     expected = [{**ev, "seq": i} for i, ev in enumerate(events, 1)]

@@ -16,6 +16,7 @@ from redis_server import RedisServer
 
 from server.presence import PresenceError, SeqConflict, open_presence
 from server.presence.redis import RedisPresence
+from tests.presence_appends import append_event, append_packed
 
 
 async def _next(sub, timeout: float = 3.0):
@@ -27,7 +28,7 @@ async def test_open_presence_picks_redis(redis_url: str, redis_prefix: str) -> N
     assert isinstance(p, RedisPresence)
     await p.start()
     try:
-        assert await p.append_event("r", {"a": 1}) == 1
+        assert await append_event(p, "r", {"a": 1}) == 1
     finally:
         await p.close()
 
@@ -43,7 +44,7 @@ async def test_two_nodes_share_everything_and_prefixes_isolate(
     try:
         async with await b.subscribe_lobby() as lobby, await b.subscribe_room("r1") as room:
             await a.lobby_upsert("r1", {"room_id": "r1"})
-            await a.append_event("r1", {"type": "x"}, expected_seq=1)
+            await append_event(a, "r1", {"type": "x"}, expected_seq=1)
             assert await _next(lobby) == {"op": "upsert", "room": {"room_id": "r1"}}
             assert await _next(room) == {"type": "x", "seq": 1}
         assert [r["room_id"] for r in await b.lobby_list()] == ["r1"]
@@ -51,8 +52,8 @@ async def test_two_nodes_share_everything_and_prefixes_isolate(
         assert await other.last_seq("r1") == 0
         # split brain: a second writer that believes it is next is refused
         with pytest.raises(SeqConflict):
-            await b.append_event("r1", {"type": "y"}, expected_seq=1)
-        assert await b.append_event("r1", {"type": "y"}, expected_seq=2) == 2
+            await append_event(b, "r1", {"type": "y"}, expected_seq=1)
+        assert await append_event(b, "r1", {"type": "y"}, expected_seq=2) == 2
         # leases are shared: the other node cannot take a live one
         assert await a.acquire_room("r1", "node-a", ttl=5)
         assert not await b.acquire_room("r1", "node-b", ttl=5)
@@ -89,13 +90,13 @@ async def test_outage_is_a_typed_error_fast_and_recovery_is_automatic(
     await p.start()
     try:
         sub = await p.subscribe_lobby()
-        assert await p.append_event("r", {"n": 1}) == 1
+        assert await append_event(p, "r", {"n": 1}) == 1
         redis_server.stop()
         # a broken subscription ends, so its reader knows to catch up from the log
         with pytest.raises(StopAsyncIteration):
             await _next(sub)
         for call in (
-            lambda: p.append_event("r", {"n": 2}),
+            lambda: append_event(p, "r", {"n": 2}),
             lambda: p.lobby_list(),
             lambda: p.get_session("s"),
             lambda: p.subscribe_room("r"),
@@ -106,7 +107,7 @@ async def test_outage_is_a_typed_error_fast_and_recovery_is_automatic(
             assert err.value.code == "unavailable"
             assert time.monotonic() - t0 < 3.5  # never a hang
         redis_server.start()  # same port, empty (no persistence in this server)
-        assert await p.append_event("r", {"n": 3}) == 1
+        assert await append_event(p, "r", {"n": 3}) == 1
         async with await p.subscribe_lobby() as again:
             await p.lobby_upsert("x", {"room_id": "x"})
             assert (await _next(again))["op"] == "upsert"
@@ -121,13 +122,13 @@ async def test_append_only_redis_keeps_logs_across_a_restart() -> None:
     try:
         await p.start()
         for i in range(3):
-            await p.append_event("r", {"n": i}, expected_seq=i + 1)
+            await append_event(p, "r", {"n": i}, expected_seq=i + 1)
         await p.put_room("r", {"game": "collapsi"})
         server.restart()
         await asyncio.sleep(0)  # redis-server loaded its AOF before answering PING
         assert [e["n"] for e in await p.read_events("r")] == [0, 1, 2]
         assert await p.get_room("r") == {"game": "collapsi"}
-        assert await p.append_event("r", {"n": 3}, expected_seq=4) == 4
+        assert await append_event(p, "r", {"n": 3}, expected_seq=4) == 4
     finally:
         await p.close()
         server.close()
@@ -144,7 +145,7 @@ async def test_single_commands_use_the_urls_db_and_carry_large_and_unicode_value
     await p.start()
     try:
         text = "é ü 漢字 🂡 " * 3
-        assert await p.append_event("r", {"type": "chat", "text": text}) == 1
+        assert await append_event(p, "r", {"type": "chat", "text": text}) == 1
         assert (await p.read_events("r"))[0]["text"] == text
         await p.put_room("r", {"game": "collapsi", "name": text})
         assert (await p.get_room("r"))["name"] == text
@@ -199,7 +200,7 @@ async def test_events_logged_as_json_by_an_older_version_are_read(
     p = RedisPresence(redis_url, prefix=redis_prefix)
     await p.start()
     try:
-        assert await p.append_event("r", {"type": "chat", "text": "b", "seq": 2}, 2) == 2
+        assert await append_event(p, "r", {"type": "chat", "text": "b", "seq": 2}, 2) == 2
         events = await p.read_events("r")
         assert events == [
             {"type": "chat", "text": "é", "seq": 1},
@@ -227,7 +228,7 @@ async def test_seqs_spliced_into_events_keep_their_value_at_every_integer_width(
     await p.start()
     try:
         for n in seqs:
-            assert await p.append_event(f"r{n}", {"type": "chat"}) == n
+            assert await append_event(p, f"r{n}", {"type": "chat"}) == n
             assert await p.read_events(f"r{n}", after_seq=n - 1) == [{"type": "chat", "seq": n}]
             assert await p.last_seq(f"r{n}") == n
     finally:
@@ -259,12 +260,12 @@ async def test_an_event_packed_by_the_room_is_stored_as_it_is(
         first = {"type": "move_made", "room": "r", "seq": 1, "view": {"cards": ["A", None]}}
         packed = msgpack.packb(first)
         async with await p.subscribe_room("r") as sub:
-            assert await p.append_packed("r", first, packed, expected_seq=1) == 1
+            assert await append_packed(p, "r", first, packed, expected_seq=1) == 1
             assert await _next(sub) == first
         with pytest.raises(SeqConflict):
-            await p.append_packed("r", {**first, "seq": 3}, msgpack.packb({**first, "seq": 3}), 3)
+            await append_packed(p, "r", {**first, "seq": 3}, msgpack.packb({**first, "seq": 3}), 3)
         second = {"type": "chat", "seq": 7}  # not the expected seq: appended as append_event
-        assert await p.append_packed("r", second, msgpack.packb(second), expected_seq=2) == 2
+        assert await append_packed(p, "r", second, msgpack.packb(second), expected_seq=2) == 2
         assert await p.read_events("r") == [first, {"type": "chat", "seq": 2}]
     finally:
         await p.close()

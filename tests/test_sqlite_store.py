@@ -15,6 +15,7 @@ from arena_process import run_arena, serve_command, start_node
 
 from server.presence.sqlite import SqlitePresence
 from server.presence.sqlite_schema import MIGRATIONS, SCHEMA_VERSION
+from tests.presence_appends import append_packed
 
 
 def serve_refused(data: Path) -> subprocess.CompletedProcess[str]:
@@ -48,7 +49,7 @@ async def test_a_reopened_data_dir_holds_what_was_acknowledged(tmp_path: Path) -
     await p.lobby_upsert("r1", {"room": "r1"})
     for seq in (1, 2):
         packed = msgpack.packb({"type": "x", "seq": seq})
-        assert await p.append_packed("r1", {"type": "x", "seq": seq}, packed, seq, "n1") == seq
+        assert await append_packed(p, "r1", {"type": "x", "seq": seq}, packed, seq, "n1") == seq
     await p.put_ratings("collapsi", {"ann": {"rating": 1612.5}})
     await p.put_record("g1", {"game": "collapsi", "players": ["ann", "bob"]})
     await p.close()

@@ -13,7 +13,7 @@ several nodes share them. So that both behave alike, the interface promises only
   rely on object identity;
 - times are TTLs in seconds (floats, millisecond resolution) measured by the
   store, never absolute clocks of a node;
-- :meth:`Presence.append_event` has completed (durably, as far as the store
+- :meth:`Presence.append` has completed (durably, as far as the store
   goes) before it returns, so a room tells nobody a move was accepted before
   the move is in the log;
 - subscriptions are registered before ``subscribe_*`` returns, so no event
@@ -47,6 +47,11 @@ class SeqConflict(PresenceError):
     """An append expected a different next ``seq``: something else appended (a second
     copy of the room). Answered ``unavailable`` like any store failure: the room is
     restored from the log and the retry meets it as logged."""
+
+    def __init__(self, room_id: str, next_seq: int, expected: int) -> None:
+        super().__init__(f"room {room_id}: next seq is {next_seq}, not {expected}")
+        #: the log's next seq when the append was refused
+        self.next_seq = next_seq
 
 
 class LeaseLost(PresenceError):
@@ -227,81 +232,6 @@ class Presence(ABC):
 
     # -- room event log and fan-out -------------------------------------------------
     @abstractmethod
-    async def append_event(
-        self, room_id: str, event: JSON, expected_seq: int | None = None, owner: str | None = None
-    ) -> int:
-        """Append ``event`` to the room's log and publish it; returns its ``seq``.
-
-        Seqs start at 1 and have no gaps. The stored and published event carries
-        ``"seq"``. With ``owner`` the append happens only if that node holds the
-        room's lease (see :meth:`acquire_room`), else :class:`LeaseLost`; then, with
-        ``expected_seq``, only if that is the next seq, else :class:`SeqConflict`.
-        Both checks and the append are one atomic step.
-        """
-
-    async def append_packed(
-        self,
-        room_id: str,
-        event: JSON,
-        packed: bytes,
-        expected_seq: int | None = None,
-        owner: str | None = None,
-        lobby: JSON | None = None,
-    ) -> int:
-        """:meth:`append_event` for an event the caller has packed already.
-
-        ``packed`` is ``event`` in msgpack (``use_bin_type``), its ``"seq"`` the one
-        expected: a room has this frame to send anyway, and a store keeping packed
-        events need not pack it again. By default the same as :meth:`append_event`.
-        With ``lobby`` (the room's summary after the event), then
-        ``lobby_upsert(room_id, lobby)``, only if the event was appended: one round trip
-        where the store allows it (a room's lobby entry changes with some of its events).
-        """
-        seq = await self.append_event(room_id, event, expected_seq=expected_seq, owner=owner)
-        if lobby is not None:
-            await self.lobby_upsert(room_id, lobby)
-        return seq
-
-    async def append_packed_saving_room(
-        self,
-        room_id: str,
-        event: JSON,
-        packed: bytes,
-        expected_seq: int,
-        meta: JSON,
-        owner: str | None = None,
-        lobby: JSON | None = None,
-    ) -> int:
-        """``put_room(meta)``, then :meth:`append_packed`: one round trip where the store
-        allows it (a room saves its members for a takeover before each membership event)."""
-        await self.put_room(room_id, meta)
-        return await self.append_packed(room_id, event, packed, expected_seq, owner, lobby)
-
-    async def append_packed_many(
-        self,
-        room_id: str,
-        events: list[tuple[JSON, bytes]],
-        expected_seq: int,
-        owner: str | None = None,
-        meta: JSON | None = None,
-        lobby: JSON | None = None,
-    ) -> int:
-        """Several events (``(event, packed)`` as for :meth:`append_packed`), the first
-        expected at ``expected_seq``, the others after it; returns the last one's seq.
-        With ``meta``, ``put_room(meta)`` first; with ``lobby``, the lobby entry after.
-        One round trip and all or nothing where the store allows it (a room logs the
-        events of one of its turns together: a leave's ``seat_freed`` and ``player_left``);
-        by default one :meth:`append_packed` after the other."""
-        if meta is not None:
-            await self.put_room(room_id, meta)
-        seq = expected_seq
-        for i, (event, packed) in enumerate(events):
-            last = i == len(events) - 1
-            seq = await self.append_packed(
-                room_id, event, packed, expected_seq + i, owner, lobby if last else None
-            )
-        return seq
-
     async def append(
         self,
         room_id: str,
@@ -311,21 +241,20 @@ class Presence(ABC):
         meta: JSON | None = None,
         lobby: JSON | None = None,
     ) -> int:
-        """The one append a room calls: ``logged`` (event, packed) from seq ``first``,
-        fenced by ``owner``'s lease; with ``meta`` the room's settings and members saved
-        first, with ``lobby`` its lobby entry after; returns the last seq. Each store
-        implements the shapes it can do in one round trip (:meth:`append_packed`,
-        :meth:`append_packed_saving_room`, :meth:`append_packed_many`)."""
-        if len(logged) > 1:
-            return await self.append_packed_many(room_id, logged, first, owner, meta, lobby)
-        event, packed = logged[0]
-        if meta is None:
-            return await self.append_packed(
-                room_id, event, packed, expected_seq=first, owner=owner, lobby=lobby
-            )
-        return await self.append_packed_saving_room(
-            room_id, event, packed, first, meta, owner, lobby
-        )
+        """The one append, a compare-and-append: ``logged`` (each event, and its msgpack
+        bytes or ``b""``) at seqs ``first``, ``first + 1``...; returns the last seq.
+
+        The room's owner numbers its events (each holds its ``"seq"``) and packs each
+        once (its binary frame, ``use_bin_type``): the store keeps and publishes those
+        bytes as they are, packing in Python only an event given without them or with
+        another seq. Seqs start at 1 and have no gaps. With ``owner`` the append happens
+        only if that node holds the room's lease (see :meth:`acquire_room`), else
+        :class:`LeaseLost`; only if ``first`` is the log's next seq, else
+        :class:`SeqConflict`. With ``meta`` the room's settings and members are saved
+        (``put_room``) with the events, with ``lobby`` (the room's summary after them)
+        its lobby entry is set and published after them. All of it or none, in one
+        atomic step (one round trip where the store allows it).
+        """
 
     @abstractmethod
     async def read_events(

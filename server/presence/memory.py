@@ -220,36 +220,38 @@ class MemoryPresence(Presence):
         return self._lease(room_id)
 
     # -- event log --------------------------------------------------------------
-    async def append_event(
-        self, room_id: str, event: JSON, expected_seq: int | None = None, owner: str | None = None
-    ) -> int:
-        return await self.append_packed(room_id, event, b"", expected_seq, owner)
-
-    async def append_packed(
+    async def append(
         self,
         room_id: str,
-        event: JSON,
-        packed: bytes,
-        expected_seq: int | None = None,
+        logged: list[tuple[JSON, bytes]],
+        first: int,
         owner: str | None = None,
+        meta: JSON | None = None,
         lobby: JSON | None = None,
     ) -> int:
         if owner is not None and self._lease(room_id) != owner:
             raise LeaseLost(f"room {room_id}: {owner} does not hold its lease")
         log = self._events[room_id]
-        seq = len(log) + 1
-        if expected_seq is not None and expected_seq != seq:
-            raise SeqConflict(f"room {room_id}: next seq is {seq}, not {expected_seq}")
-        if not packed or event.get("seq") != seq:  # the caller's bytes hold another seq
-            packed = _pack({**event, "seq": seq})
-        log.append(packed)
+        if len(log) + 1 != first:
+            raise SeqConflict(room_id, len(log) + 1, first)
+        if meta is not None:
+            await self.put_room(room_id, meta)
         subs = self._room_subs.get(room_id)
-        if subs:
-            for sub in list(subs):
-                sub.publish_packed(packed)
+        seq = first - 1
+        for seq, (event, packed) in enumerate(logged, first):
+            if not packed or event.get("seq") != seq:  # no bytes, or bytes of another seq
+                packed = _pack({**event, "seq": seq})
+            log.append(packed)
+            self._logged(room_id, log, seq)
+            if subs:
+                for sub in list(subs):
+                    sub.publish_packed(packed)
         if lobby is not None:
             await self.lobby_upsert(room_id, lobby)
         return seq
+
+    def _logged(self, room_id: str, log: list[bytes], seq: int) -> None:
+        """Event ``seq`` was added to the room's ``log`` (a durable store writes it)."""
 
     async def read_events(
         self, room_id: str, after_seq: int = 0, limit: int | None = None

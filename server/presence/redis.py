@@ -26,10 +26,11 @@ Pub/sub channels: ``P ch:lobby`` (lobby changes), ``P ch:room:{id}`` (each
 appended event), ``P ch:node:{node}`` (node-to-node messages of
 :mod:`server.cluster`).
 
-Appends run one Lua script: it reads the stream's last seq, refuses a wrong
-``expected_seq``, XADDs with the explicit id ``{seq}-1`` and PUBLISHes (the
-same msgpack bytes on ``ch:room:{id}``), all atomically, so seqs have no gaps
-and two owners of a room cannot both append the same seq. The single commands
+Appends run one Lua script, a compare-and-append: it checks the lease, reads the
+stream's last seq, refuses a first seq that is not the next one, XADDs each event
+with the explicit id ``{seq}-1`` and PUBLISHes it (the msgpack bytes the room made,
+holding their seqs, stored and sent as they are), all atomically, so seqs have no
+gaps and two owners of a room cannot both append the same seq. The single commands
 of rooms and sessions go through one lean pipelined connection
 (:mod:`server.presence.resp`); transactions, scans and subscriptions through
 redis-py. Every Redis failure (refused connection, socket timeout) is raised
@@ -72,10 +73,6 @@ from server.presence.redis_rooms import RedisRooms
 from server.presence.redis_scripts import (
     ACQUIRE,
     APPEND,
-    APPEND_LOBBY,
-    APPEND_MANY,
-    APPEND_SAVING_ROOM,
-    APPEND_SAVING_ROOM_LOBBY,
     DELETE_ROOM,
     DROP_CLOSED_ROOM,
     LOBBY_REMOVE,
@@ -148,10 +145,6 @@ class RedisPresence(RedisRooms, Presence):
         )
         self._renew_many = self.redis.register_script(RENEW_MANY)
         self._append = Lua(APPEND)
-        self._append_saving_room = Lua(APPEND_SAVING_ROOM)
-        self._append_lobby = Lua(APPEND_LOBBY)
-        self._append_many = Lua(APPEND_MANY)
-        self._append_saving_room_lobby = Lua(APPEND_SAVING_ROOM_LOBBY)
         self._acquire = Lua(ACQUIRE)
         self._renew = Lua(RENEW)
         self._release = Lua(RELEASE)

@@ -89,115 +89,47 @@ class RedisRooms:
         return dict(zip(room_ids, owners, strict=True))
 
     # -- event log --------------------------------------------------------------
-    async def append_event(
-        self, room_id: str, event: JSON, expected_seq: int | None = None, owner: str | None = None
-    ) -> int:
-        return await self._append_packed(room_id, event, b"", expected_seq, owner, None)
-
-    async def append_packed(
+    async def append(
         self,
         room_id: str,
-        event: JSON,
-        packed: bytes,
-        expected_seq: int | None = None,
-        owner: str | None = None,
-        lobby: JSON | None = None,
-    ) -> int:
-        """``append_event`` of an event the room has packed already (its binary frame,
-        holding the expected seq): stored as it is, not packed again; the lobby entry in
-        the same script."""
-        return await self._append_packed(room_id, event, packed, expected_seq, owner, None, lobby)
-
-    async def append_packed_saving_room(
-        self,
-        room_id: str,
-        event: JSON,
-        packed: bytes,
-        expected_seq: int,
-        meta: JSON,
-        owner: str | None = None,
-        lobby: JSON | None = None,
-    ) -> int:
-        """One script; the settings (and the lobby entry) are stored only if the append is
-        accepted."""
-        if isinstance(meta.get("invite"), str):  # put_room keeps the invite key too
-            return await super().append_packed_saving_room(
-                room_id, event, packed, expected_seq, meta, owner, lobby
-            )
-        return await self._append_packed(room_id, event, packed, expected_seq, owner, meta, lobby)
-
-    async def _append_packed(
-        self,
-        room_id: str,
-        event: JSON,
-        packed: bytes,
-        expected_seq: int | None,
-        owner: str | None,
-        meta: JSON | None,
-        lobby: JSON | None = None,
-    ) -> int:
-        if not packed or expected_seq is None or event.get("seq") != expected_seq:
-            packed, has_seq = self._packed(event, expected_seq)
-        else:
-            has_seq = "1"
-        keys = [self.k("log", room_id), self.k("ch", "room", room_id), self.k("lease", room_id)]
-        expected = "" if expected_seq is None else expected_seq
-        args = [packed, expected, has_seq, owner or ""]
-        script = self._append
-        if meta is not None:
-            keys.append(self.k("room", room_id))
-            args.append(dumps(meta))
-            script = self._append_saving_room
-        if lobby is not None:
-            keys += (self.k("lobby"), self.k("ch", "lobby"))
-            args += (room_id, pack(lobby))
-            script = self._append_lobby if meta is None else self._append_saving_room_lobby
-        seq = int(await self._lua(script, keys, *args))
-        if seq == 0:
-            raise LeaseLost(f"room {room_id}: {owner} does not hold its lease")
-        if seq < 0:
-            raise SeqConflict(f"room {room_id}: next seq is {-seq}, not {expected_seq}")
-        return seq
-
-    async def append_packed_many(
-        self,
-        room_id: str,
-        events: list[tuple[JSON, bytes]],
-        expected_seq: int,
+        logged: list[tuple[JSON, bytes]],
+        first: int,
         owner: str | None = None,
         meta: JSON | None = None,
         lobby: JSON | None = None,
     ) -> int:
-        """One script: every event or none, the settings and lobby entry with them."""
+        """One script (:data:`~server.presence.redis_scripts.APPEND`, a compare-and-append):
+        every event or none, the settings and lobby entry with them. The events go as the
+        room packed them (its binary frames, each holding its seq); one packed without
+        its seq is packed here, in Python: the script never touches msgpack."""
         if meta is not None and isinstance(meta.get("invite"), str):  # put_room: invite key
-            return await super().append_packed_many(
-                room_id, events, expected_seq, owner, meta, lobby
-            )
+            await self.put_room(room_id, meta)
+            meta = None
         packs = []
-        for seq, (event, packed) in enumerate(events, expected_seq):
+        for seq, (event, packed) in enumerate(logged, first):
             if not packed or event.get("seq") != seq:
                 packed = pack({**event, "seq": seq})
             packs.append(packed)
-        keys = [self.k("log", room_id), self.k("ch", "room", room_id), self.k("lease", room_id)]
-        keys += (self.k("room", room_id), self.k("lobby"), self.k("ch", "lobby"))
-        args = [owner or "", expected_seq, "" if meta is None else dumps(meta), room_id]
+        args = [owner or "", first, "" if meta is None else dumps(meta), room_id]
         args.append(b"" if lobby is None else pack(lobby))
-        seq = int(await self._lua(self._append_many, keys, *args, *packs))
+        seq = int(await self._lua(self._append, self._log_keys(room_id), *args, *packs))
         if seq == 0:
             raise LeaseLost(f"room {room_id}: {owner} does not hold its lease")
         if seq < 0:
-            raise SeqConflict(f"room {room_id}: next seq is {-seq}, not {expected_seq}")
+            raise SeqConflict(room_id, -seq, first)
         return seq
 
-    @staticmethod
-    def _packed(event: JSON, expected_seq: int | None) -> tuple[bytes, str]:
-        """The event packed, and "1" if it holds its (expected) seq, else "" (the script
-        adds it) with any other seq taken out."""
-        if expected_seq is not None and event.get("seq") == expected_seq:
-            return pack(event), "1"  # a room's event: its seq is in place already
-        if "seq" in event:
-            event = {k: v for k, v in event.items() if k != "seq"}
-        return pack(event), ""
+    def _log_keys(self, room_id: str) -> list[str]:
+        """The keys of the append script for a room."""
+        k = self.k
+        return [
+            k("log", room_id),
+            k("ch", "room", room_id),
+            k("lease", room_id),
+            k("room", room_id),
+            k("lobby"),
+            k("ch", "lobby"),
+        ]
 
     async def read_events(
         self, room_id: str, after_seq: int = 0, limit: int | None = None

@@ -18,7 +18,7 @@ class Lua:
 
 
 def fenced_next_seq(owner: str) -> str:
-    """Lua opening of the append scripts: 0 (refused) unless ``owner`` (an ARGV) is ''
+    """Lua opening of the append script: 0 (refused) unless ``owner`` (an ARGV) is ''
     or the node holding the room's lease (KEYS[3]); then ``seq``, the next sequence
     number of the room's log (KEYS[1])."""
     return f"""
@@ -33,63 +33,19 @@ end
 """
 
 
-# KEYS: log, channel, lease; ARGV: the event (a msgpack map), expected seq or "", "1" when
-# the map holds its seq already (the expected one) else "" (seq is added as its last
-# entry), owner or "" (fencing: with an owner, only the node holding the room's lease
-# may append)
-APPEND = (
-    fenced_next_seq("ARGV[4]")
-    + """\
-if ARGV[2] ~= '' and tonumber(ARGV[2]) ~= seq then
-  return -seq
-end
-local ev = ARGV[1]
-if ARGV[3] ~= '1' then
-  local b = string.byte(ev, 1)
-  local head, body
-  if b >= 0x80 and b < 0x8f then
-    head, body = string.char(b + 1), string.sub(ev, 2)
-  elseif b == 0x8f then
-    head, body = string.char(0xde, 0, 16), string.sub(ev, 2)
-  elseif b == 0xde and string.byte(ev, 2) * 256 + string.byte(ev, 3) < 65535 then
-    local n = string.byte(ev, 2) * 256 + string.byte(ev, 3) + 1
-    head, body = string.char(0xde, math.floor(n / 256), n % 256), string.sub(ev, 4)
-  else
-    return redis.error_reply('ERR an event must be a msgpack map of under 65,535 entries')
-  end
-  ev = head .. body .. cmsgpack.pack('seq') .. cmsgpack.pack(seq)
-end
-redis.call('XADD', KEYS[1], seq .. '-1', 'e', ev)
-redis.call('PUBLISH', KEYS[2], ev)
-return seq
-"""
-)
-
-# KEYS: as APPEND, then room; ARGV: as APPEND, then the room's settings JSON (set when
-# the append is accepted)
-APPEND_SAVING_ROOM = APPEND.replace(
-    "local ev = ARGV[1]", "redis.call('SET', KEYS[4], ARGV[5])\nlocal ev = ARGV[1]"
-)
-
 #: the upsert event's head (UPSERT_HEAD) as a Lua string literal, byte by byte
 LUA_UPSERT_HEAD = "'" + "".join(f"\\{b:03d}" for b in UPSERT_HEAD) + "'"
 
-# appended to an append script: KEYS: ..., lobby hash, lobby channel; ARGV: ..., room id,
-# summary (msgpack): the room's lobby entry set and its upsert published (as LOBBY_UPSERT)
-# once the event is appended
-WITH_LOBBY = (
-    "redis.call('HSET', KEYS[#KEYS - 1], ARGV[#ARGV - 1], ARGV[#ARGV])\n"
-    f"redis.call('PUBLISH', KEYS[#KEYS], {LUA_UPSERT_HEAD} .. ARGV[#ARGV])\n"
-    "return seq\n"
-)
-APPEND_LOBBY = APPEND.replace("return seq\n", WITH_LOBBY)
-APPEND_SAVING_ROOM_LOBBY = APPEND_SAVING_ROOM.replace("return seq\n", WITH_LOBBY)
-
-# KEYS: log, channel, lease, room, lobby hash, lobby channel; ARGV: owner or "" (fencing
-# as in APPEND), the first event's expected seq, the room's settings JSON or "" (set when
-# the appends are accepted), room id, lobby summary (msgpack) or "", then the events
-# (msgpack maps holding their seqs): all appended and published in order, or none
-APPEND_MANY = (
+# The one append, a compare-and-append: the events come packed, each holding its seq
+# (the room's owner numbered and encoded them, protocol/); the script only checks the
+# lease and that the log's next seq is the first event's, then stores and publishes the
+# bytes as they are (it never reads or rewrites msgpack).
+# KEYS: log, channel, lease, room, lobby hash, lobby channel; ARGV: owner or "" (fencing:
+# with an owner, only the node holding the room's lease may append), the first event's
+# expected seq, the room's settings JSON or "" (set when the appends are accepted), room
+# id, lobby summary (msgpack) or "", then the events: all appended and published in
+# order, or none. Returns the last seq; 0: lease not held; -next seq: a conflict.
+APPEND = (
     fenced_next_seq("ARGV[1]") + """\
 if tonumber(ARGV[2]) ~= seq then
   return -seq

@@ -268,22 +268,10 @@ class SqlitePresence(MemoryPresence):
         return {r: self._lease(r) for r in room_ids}
 
     # -- event log --------------------------------------------------------------------------
-    @durable
-    async def append_packed(
-        self,
-        room_id: str,
-        event: JSON,
-        packed: bytes,
-        expected_seq: int | None = None,
-        owner: str | None = None,
-        lobby: JSON | None = None,
-    ) -> int:
-        seq = await super().append_packed(room_id, event, packed, expected_seq, owner, lobby)
-        self._write("INSERT INTO events VALUES (?, ?, ?)", room_id, seq, self._events[room_id][-1])
-        return seq
+    append = durable(MemoryPresence.append)
 
-    append_packed_saving_room = durable(MemoryPresence.append_packed_saving_room)
-    append_packed_many = durable(MemoryPresence.append_packed_many)
+    def _logged(self, room_id: str, log_: list[bytes], seq: int) -> None:
+        self._write("INSERT INTO events VALUES (?, ?, ?)", room_id, seq, log_[seq - 1])
 
     # -- node bus (server.cluster; one node, in process) ---------------------------------------
     async def publish_node(self, node_id: str, messages: list[str]) -> list[int]:
