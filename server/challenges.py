@@ -87,7 +87,7 @@ class Challenges:
         """A login: with several nodes, say where the name can be challenged."""
         if self._shared and s.player is not None:
             key = ONLINE + name_key(s.player["name"])
-            await self.arena.presence.queue_add(key, s.id, 0.0, {"node": self.arena.node})
+            await self.arena.presence.queues.add(key, s.id, 0.0, {"node": self.arena.node})
 
     def offline(self, s: Session, moved: bool = False) -> None:
         """The session's name leaves this node (logout, expiry; ``moved``: resumed on
@@ -97,7 +97,7 @@ class Challenges:
         self.gone(s.id)
         if self._shared and s.player is not None and not moved:
             key = ONLINE + name_key(s.player["name"])
-            self.arena.spawn(self.arena.presence.queue_cancel(key, s.id))
+            self.arena.spawn(self.arena.presence.queues.cancel(key, s.id))
 
     async def _find(self, name: str) -> tuple[str, str] | None:
         """(session, node) of the online player ``name``, or None."""
@@ -107,7 +107,7 @@ class Challenges:
             return sid, arena.node
         if not self._shared:
             return None
-        for entry in await arena.presence.queue_list(ONLINE + name_key(name)):
+        for entry in await arena.presence.queues.waiting(ONLINE + name_key(name)):
             sid = entry["player"]
             data = await arena.presence.get_session(sid) or {}
             player = data.get("player") or {}

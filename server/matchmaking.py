@@ -55,13 +55,13 @@ class Matchmaker:
             raise ProtocolError(ErrorCode.FORBIDDEN, "rated games need a claimed name (a token)")
         self.arena.registry.check_game_cap(s)
         if s.queue is not None:
-            await self.arena.presence.queue_cancel(s.queue, s.id)
+            await self.arena.presence.queues.cancel(s.queue, s.id)
         key = self._queue_key(msg.game, rules, variant, msg.time_control, msg.rated)
         if not msg.bots and not s.player.get("bot"):  # type: ignore[union-attr]
             key += "/humans"  # the bot pool is the plain queue; this one has no bots
         rating = Rating.from_dict(await self.arena.presence.get_rating(msg.game, s.player["name"]))  # type: ignore[index]
         s.queue = key
-        await self.arena.presence.queue_add(
+        await self.arena.presence.queues.add(
             key,
             s.id,
             rating.rating,
@@ -74,7 +74,7 @@ class Matchmaker:
                 "rated": msg.rated,
             },
         )
-        waiting = len(await self.arena.presence.queue_list(key))
+        waiting = len(await self.arena.presence.queues.waiting(key))
         conn.send(
             m.Queued(
                 re=msg.id,
@@ -90,7 +90,7 @@ class Matchmaker:
     async def on_cancel_quick_match(self, conn: Connection, msg: m.CancelQuickMatch) -> None:
         s = self.arena.session_service.of_conn(conn)
         if s.queue is not None:
-            await self.arena.presence.queue_cancel(s.queue, s.id)
+            await self.arena.presence.queues.cancel(s.queue, s.id)
             s.queue = None
         conn.send(m.Ack(re=msg.id))
 
@@ -111,13 +111,13 @@ class Matchmaker:
 
     async def _pair_queue(self, key: str) -> None:
         while True:
-            entries = await self.arena.presence.queue_list(key)
+            entries = await self.arena.presence.queues.waiting(key)
             if len(entries) < 2:
                 return
             oldest = min(e["data"]["since"] for e in entries)
             waited = max(0.0, time.monotonic() - oldest)
             gap = self.arena.config.match_gap + self.arena.config.match_widen_per_s * waited
-            pair = await self.arena.presence.queue_pop_pair(key, max_gap=gap)
+            pair = await self.arena.presence.queues.pop_pair(key, max_gap=gap)
             if pair is None:
                 return
             await self._start_matched(pair)
@@ -132,7 +132,7 @@ class Matchmaker:
         if len(live) < 2:  # someone left meanwhile: put the other back
             for entry, s in ((a, sa), (b, sb)):
                 if s is not None and s.conn is not None:
-                    await self.arena.presence.queue_add(
+                    await self.arena.presence.queues.add(
                         s.queue or "", s.id, entry["rating"], entry["data"]
                     )
             return
@@ -149,7 +149,7 @@ class Matchmaker:
                         )
                     )
                 else:
-                    await self.arena.presence.queue_add(
+                    await self.arena.presence.queues.add(
                         s.queue or "", s.id, entry["rating"], entry["data"]
                     )
             return

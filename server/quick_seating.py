@@ -59,4 +59,4 @@ async def put_back(arena: Arena, entries: list[tuple[dict[str, Any], Session]]) 
     """Re-queue the players of a pair that could not be seated who are still here."""
     for entry, s in entries:
         if still_here(arena, s) and s.queue is not None:
-            await arena.presence.queue_add(s.queue, s.id, entry["rating"], entry["data"])
+            await arena.presence.queues.add(s.queue, s.id, entry["rating"], entry["data"])

@@ -138,7 +138,7 @@ class SessionService:
         s.conn = None
         if s.queue is not None:
             with contextlib.suppress(Exception):
-                await self.arena.presence.queue_cancel(s.queue, s.id)
+                await self.arena.presence.queues.cancel(s.queue, s.id)
             s.queue = None
         if conn.clean_close and s.player is not None:
             # a clean close is a goodbye: the name is free at once, grace is for drops

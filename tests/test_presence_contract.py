@@ -436,31 +436,31 @@ async def test_events_of_any_size_carry_their_seq(presence: Presence) -> None:
 
 async def test_queue_pairs_closest_ratings(presence: Presence) -> None:
     q = "collapsi/standard/5+2"
-    await presence.queue_add(q, "a", 1500, {"session": "sa"})
-    await presence.queue_add(q, "b", 1900, {"session": "sb"})
-    await presence.queue_add(q, "c", 1550, {"session": "sc"})
-    await presence.queue_add(q, "d", 1880, {"session": "sd"})
-    assert [e["player"] for e in await presence.queue_list(q)] == ["a", "b", "c", "d"]
-    a, b = await presence.queue_pop_pair(q)
+    await presence.queues.add(q, "a", 1500, {"session": "sa"})
+    await presence.queues.add(q, "b", 1900, {"session": "sb"})
+    await presence.queues.add(q, "c", 1550, {"session": "sc"})
+    await presence.queues.add(q, "d", 1880, {"session": "sd"})
+    assert [e["player"] for e in await presence.queues.waiting(q)] == ["a", "b", "c", "d"]
+    a, b = await presence.queues.pop_pair(q)
     assert {a["player"], b["player"]} == {"b", "d"}
     assert {a["data"]["session"], b["data"]["session"]} == {"sb", "sd"}
-    assert await presence.queue_pop_pair(q, max_gap=10) is None
-    a, b = await presence.queue_pop_pair(q, max_gap=60)
+    assert await presence.queues.pop_pair(q, max_gap=10) is None
+    a, b = await presence.queues.pop_pair(q, max_gap=60)
     assert {a["player"], b["player"]} == {"a", "c"}
-    assert await presence.queue_pop_pair(q) is None
+    assert await presence.queues.pop_pair(q) is None
 
 
 async def test_queue_cancel_and_requeue(presence: Presence) -> None:
     q = "collecto/default/none"
-    await presence.queue_add(q, "a", 1500, {})
-    await presence.queue_add(q, "a", 1600, {})  # re-queue replaces
-    assert [(e["player"], e["rating"]) for e in await presence.queue_list(q)] == [("a", 1600)]
-    assert await presence.queue_pop_pair(q) is None
-    assert await presence.queue_cancel(q, "a")
-    assert not await presence.queue_cancel(q, "a")
-    assert await presence.queue_list(q) == []
-    await presence.queue_add("other", "b", 1500, {})
-    assert await presence.queue_list(q) == []
+    await presence.queues.add(q, "a", 1500, {})
+    await presence.queues.add(q, "a", 1600, {})  # re-queue replaces
+    assert [(e["player"], e["rating"]) for e in await presence.queues.waiting(q)] == [("a", 1600)]
+    assert await presence.queues.pop_pair(q) is None
+    assert await presence.queues.cancel(q, "a")
+    assert not await presence.queues.cancel(q, "a")
+    assert await presence.queues.waiting(q) == []
+    await presence.queues.add("other", "b", 1500, {})
+    assert await presence.queues.waiting(q) == []
 
 
 # -- ratings --------------------------------------------------------------------------------

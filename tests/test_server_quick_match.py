@@ -18,7 +18,8 @@ async def test_a_player_at_the_room_limit_cannot_queue(arena: Any) -> None:
         await ann.quick_match("collapsi")
     assert exc.value.code == "too_many_rooms"
     assert (
-        await arena.arena.presence.queue_list(arena.arena.sessions[ann.session].queue or "") == []
+        await arena.arena.presence.queues.waiting(arena.arena.sessions[ann.session].queue or "")
+        == []
     )
 
 

@@ -27,7 +27,7 @@ async def test_a_player_leaving_while_matched_hurts_nobody(arena: Any) -> None:
             # ann is either seated in a game with bob (who then left it) or still queued
             for _ in range(100):
                 s = a.sessions[ann.session]
-                if s.queue is None or await a.presence.queue_list(s.queue):
+                if s.queue is None or await a.presence.queues.waiting(s.queue):
                     break
                 await asyncio.sleep(0.01)
             assert not [msg for msg in ann.received if msg.type == "error"], i

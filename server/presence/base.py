@@ -30,9 +30,14 @@ import asyncio
 import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import msgpack
 
 from server import names
+
+if TYPE_CHECKING:
+    from server.presence.queues import Queues
 
 JSON = dict[str, Any]
 
@@ -57,6 +62,15 @@ class SeqConflict(PresenceError):
 class LeaseLost(PresenceError):
     """An append by a node that does not hold the room's lease (fencing): a node whose
     lease lapsed cannot log, so it cannot acknowledge anything."""
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of JSON-able data (what an in-process store hands out: a copy, as the
+    contract says), through msgpack: about 3x faster than deepcopy."""
+    return msgpack.unpackb(_pack(value), raw=False)
+
+
+_pack = msgpack.Packer(use_bin_type=True).pack
 
 
 def secret_hash(secret: str) -> str:
@@ -100,6 +114,8 @@ class Presence(ABC):
     prefix: str = ""
     #: several nodes can share this store (it has a node bus: ``publish_node``)
     shared: bool = False
+    #: the ports it is composed of (server.presence.queues...)
+    queues: Queues
 
     async def start(self) -> None:  # noqa: B027 - optional hook
         """Connect; the memory store needs nothing."""
@@ -269,28 +285,6 @@ class Presence(ABC):
     @abstractmethod
     async def subscribe_room(self, room_id: str) -> Subscription:
         """Every event appended to the room from now on, in seq order."""
-
-    # -- quick-match queues -----------------------------------------------------------
-    @abstractmethod
-    async def queue_add(self, queue: str, player: str, rating: float, data: JSON) -> None:
-        """Put (or re-put) ``player`` in ``queue``; ``data`` comes back with the pairing."""
-
-    @abstractmethod
-    async def queue_cancel(self, queue: str, player: str) -> bool: ...
-
-    @abstractmethod
-    async def queue_list(self, queue: str) -> list[JSON]:
-        """Entries ``{"player", "rating", "data"}`` in order of arrival."""
-
-    @abstractmethod
-    async def queue_pop_pair(
-        self, queue: str, max_gap: float | None = None
-    ) -> tuple[JSON, JSON] | None:
-        """Atomically remove and return the two entries whose ratings are closest.
-
-        Ties go to the pair that waited longest. Only pairs whose gap is at most
-        ``max_gap`` (any, if None) qualify; None when no pair does.
-        """
 
     # -- ratings ------------------------------------------------------------------------
     @abstractmethod

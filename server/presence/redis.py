@@ -30,15 +30,18 @@ Appends run one Lua script, a compare-and-append: it checks the lease, reads the
 stream's last seq, refuses a first seq that is not the next one, XADDs each event
 with the explicit id ``{seq}-1`` and PUBLISHes it (the msgpack bytes the room made,
 holding their seqs, stored and sent as they are), all atomically, so seqs have no
-gaps and two owners of a room cannot both append the same seq. The single commands
-of rooms and sessions go through one lean pipelined connection
-(:mod:`server.presence.resp`); transactions, scans and subscriptions through
-redis-py. Every Redis failure (refused connection, socket timeout) is raised
-as :class:`PresenceError`; the client library reconnects by itself once Redis is
-back. A subscription whose connection breaks ends (it does not silently
-resubscribe), so its owner knows to catch up from the log.
+gaps and two owners of a room cannot both append the same seq. Redis is reached
+through one facade, :class:`~server.presence.redis_link.RedisLink`: single
+commands and scripts of rooms and sessions on one lean pipelined connection
+(:mod:`server.presence.resp`), transactions and scans through redis-py, with one
+error regime: every Redis failure (refused connection, socket timeout) is raised
+as :class:`PresenceError`, and both reconnect by themselves once Redis is back. A
+subscription whose connection breaks ends (it does not silently resubscribe), so
+its owner knows to catch up from the log.
 
-The parts: :mod:`~server.presence.redis_rooms` (rooms, leases, event logs),
+The parts: :mod:`~server.presence.redis_link` (the two clients, one error regime),
+:mod:`~server.presence.redis_queues` (the queues port),
+:mod:`~server.presence.redis_rooms` (rooms, leases, event logs),
 :mod:`~server.presence.redis_scripts` (the Lua scripts),
 :mod:`~server.presence.redis_subscription` (pub/sub) and
 :mod:`~server.presence.redis_values` (how values are stored; the one error regime).
@@ -46,29 +49,18 @@ The parts: :mod:`~server.presence.redis_rooms` (rooms, leases, event logs),
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
-import time
 from collections.abc import Callable
-from typing import Any
 
-import redis.asyncio as aioredis
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError, WatchError
-
-from server.presence import sentinel
 from server.presence.base import (
     JSON,
     Presence,
-    PresenceError,
     Subscription,
     name_key,
     secret_hash,
 )
-from server.presence.memory import closest_pair
+from server.presence.redis_link import RedisLink, guard
+from server.presence.redis_queues import RedisQueues
 from server.presence.redis_rooms import RedisRooms
 from server.presence.redis_scripts import (
     ACQUIRE,
@@ -87,15 +79,7 @@ from server.presence.redis_scripts import (
     UPDATE_SESSIONS,
     Lua,
 )
-from server.presence.redis_subscription import RedisSubscription
-from server.presence.redis_values import UPSERT_HEAD, dumps, guard, ignore, load, ms, pack
-from server.presence.resp import (
-    ReplyError,
-    RespClient,
-    RespConnectionError,
-)
-from server.presence.sentinel import Locator
-from server.settings import redacted
+from server.presence.redis_values import UPSERT_HEAD, dumps, load, ms, pack
 
 
 class RedisPresence(RedisRooms, Presence):
@@ -112,37 +96,13 @@ class RedisPresence(RedisRooms, Presence):
     ) -> None:
         self.url = url
         self.prefix = prefix
-        self.timeout = socket_timeout
-        common: dict[str, Any] = {
-            "socket_timeout": socket_timeout,
-            "socket_connect_timeout": connect_timeout,
-            "decode_responses": True,
-            "health_check_interval": 0,
-        }
-        # one retry on a broken connection (after a Redis restart a pooled connection fails
-        # once, then reconnects); none on a timeout, which may have run the command already
-        retry = Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,))
-        self._locator: Locator | None = None
-        locate = None
-        if url.startswith(sentinel.SCHEME):  # both clients follow Sentinel's primary
-            self._locator = Locator(sentinel.parse(url), socket_timeout, connect_timeout)
-            pool: Any = self._locator.pool(retry=retry, max_connections=64, **common)
-            locate, url = self._locator.primary, self._locator.config.redis_url()
-        else:
-            # a blocking pool: a burst of requests waits for a free connection (up to the
-            # timeout)
-            pool = aioredis.BlockingConnectionPool.from_url(
-                url, retry=retry, max_connections=64, timeout=socket_timeout, **common
-            )
-        self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
-        self._subs: set[RedisSubscription] = set()
-        #: told of every round trip (operation, its perf_counter start, error or None)
-        self.observe: Callable[[str, float, str | None], None] = ignore
-        # single commands (most of a room's traffic) go through one lean pipelined
-        # connection: see server.presence.resp for why
-        self._resp = RespClient(
-            url, timeout=socket_timeout, connect_timeout=connect_timeout, locate=locate
-        )
+        #: both clients, one error regime (server.presence.redis_link)
+        self.link = RedisLink(url, prefix, socket_timeout, connect_timeout)
+        self.redis = self.link.redis  # (the tournaments' store shares it)
+        self.k = self.link.k
+        self._x = self.link.x
+        self.queues = RedisQueues(self.link)
+        self._lua = self.link.lua
         self._renew_many = self.redis.register_script(RENEW_MANY)
         self._append = Lua(APPEND)
         self._acquire = Lua(ACQUIRE)
@@ -158,68 +118,28 @@ class RedisPresence(RedisRooms, Presence):
         self._lobby_remove = Lua(LOBBY_REMOVE)
         self._lobby_upsert = Lua(LOBBY_UPSERT)
 
-    def k(self, *parts: str) -> str:
-        return self.prefix + ":".join(parts)
+    @property
+    def observe(self) -> Callable[[str, float, str | None], None]:
+        """Told of every round trip (operation, its perf_counter start, error or None)."""
+        return self.link.observe
 
-    async def _x(self, *args: Any, raw: bool = False) -> Any:
-        """One command on the lean connection (pipelined with every other task's)."""
-        started = time.perf_counter()
-        try:
-            reply = await self._resp.execute(*args, raw=raw)
-        except (RespConnectionError, ReplyError) as exc:
-            if not str(exc).startswith("NOSCRIPT"):  # (answered by EVAL at once)
-                self.observe(args[0], started, type(exc).__name__)
-            raise PresenceError(f"redis: {type(exc).__name__}: {exc}") from exc
-        self.observe(args[0], started, None)
-        return reply
-
-    async def _lua(self, script: Lua, keys: list[str], *args: Any) -> Any:
-        try:
-            return await self._x("EVALSHA", script.sha, len(keys), *keys, *args)
-        except PresenceError as exc:
-            if not str(exc).startswith("redis: ReplyError: NOSCRIPT"):
-                raise
-        return await self._x("EVAL", script.text, len(keys), *keys, *args)  # (caches it)
+    @observe.setter
+    def observe(self, fn: Callable[[str, float, str | None], None]) -> None:
+        self.link.observe = fn
 
     # -- lifecycle ---------------------------------------------------------------------
     async def start(self, wait: float = 10.0) -> None:
-        """Connect; Redis may still be starting (a compose file's ``depends_on`` does not
-        wait for it), so keep trying for ``wait`` seconds before giving up."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + wait
-        while True:
-            try:
-                await self.redis.ping()
-                await self._resp.execute("PING")
-                return
-            except (RedisError, ReplyError, OSError, TimeoutError) as exc:
-                if loop.time() >= deadline:
-                    where = redacted(self.url)  # the error is logged: no password in it
-                    raise PresenceError(f"redis: cannot connect to {where}: {exc}") from exc
-                await asyncio.sleep(0.2)
+        await self.link.start(wait)
 
     async def close(self) -> None:
-        for sub in list(self._subs):
-            await sub.close()
-        self._subs.clear()
-        await self._resp.close()
-        with contextlib.suppress(Exception):
-            await self.redis.aclose()
-        if self._locator is not None:
-            with contextlib.suppress(Exception):
-                await self._locator.close()
+        await self.link.close()
 
     @guard
     async def ping(self) -> bool:
         return bool(await self.redis.ping())
 
     async def _subscribe(self, channel: str) -> Subscription:
-        sub = RedisSubscription(self._resp, channel, self._subs)
-        try:
-            await sub.open(self.timeout)
-        except (OSError, TimeoutError) as exc:
-            raise PresenceError(f"redis: cannot subscribe: {exc}") from exc
-        return sub
+        return await self.link.subscribe(channel)
 
     # -- sessions -------------------------------------------------------------
     @guard
@@ -329,62 +249,6 @@ class RedisPresence(RedisRooms, Presence):
     @guard
     async def node_gone(self, node_id: str) -> None:
         await self.redis.delete(self.k("node", node_id))
-
-    # -- quick match --------------------------------------------------------------
-    @guard
-    async def queue_add(self, queue: str, player: str, rating: float, data: JSON) -> None:
-        n = await self.redis.incr(self.k("n"))
-        async with self.redis.pipeline(transaction=True) as p:
-            p.zadd(self.k("q", queue), {player: n})
-            p.hset(self.k("qd", queue), player, dumps({"rating": rating, "data": data}))
-            await p.execute()
-
-    @guard
-    async def queue_cancel(self, queue: str, player: str) -> bool:
-        async with self.redis.pipeline(transaction=True) as p:
-            p.zrem(self.k("q", queue), player)
-            p.hdel(self.k("qd", queue), player)
-            removed, _ = await p.execute()
-        return bool(removed)
-
-    async def _queue_entries(self, client: Any, queue: str) -> list[JSON]:
-        players = await client.zrange(self.k("q", queue), 0, -1)
-        if not players:
-            return []
-        raws = await client.hmget(self.k("qd", queue), players)
-        out = []
-        for player, raw in zip(players, raws, strict=True):
-            if raw is not None:
-                entry = json.loads(raw)
-                out.append({"player": player, "rating": entry["rating"], "data": entry["data"]})
-        return out
-
-    @guard
-    async def queue_list(self, queue: str) -> list[JSON]:
-        return await self._queue_entries(self.redis, queue)
-
-    @guard
-    async def queue_pop_pair(
-        self, queue: str, max_gap: float | None = None
-    ) -> tuple[JSON, JSON] | None:
-        q, qd = self.k("q", queue), self.k("qd", queue)
-        async with self.redis.pipeline(transaction=True) as p:
-            while True:
-                try:
-                    await p.watch(q, qd)
-                    entries = await self._queue_entries(p, queue)
-                    pair = closest_pair(entries, max_gap)
-                    if pair is None:
-                        await p.unwatch()
-                        return None
-                    a, b = entries[pair[0]], entries[pair[1]]
-                    p.multi()
-                    p.zrem(q, a["player"], b["player"])
-                    p.hdel(qd, a["player"], b["player"])
-                    await p.execute()
-                    return a, b
-                except WatchError:
-                    continue  # another node changed the queue: look again
 
     # -- ratings --------------------------------------------------------------------
     async def get_rating(self, game: str, player: str) -> JSON | None:

@@ -10,7 +10,8 @@ import json
 from typing import Any
 
 from server.presence.base import JSON, LeaseLost, SeqConflict, Subscription
-from server.presence.redis_values import dumps, guard, load, ms, pack
+from server.presence.redis_link import guard
+from server.presence.redis_values import dumps, load, ms, pack
 
 
 class RedisRooms:

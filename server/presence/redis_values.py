@@ -1,19 +1,12 @@
 """How Redis presence stores and sends values (shared by :mod:`server.presence.redis`
-and its parts): events as msgpack, the rest as JSON, and one error regime: every
-Redis failure is a :class:`PresenceError`."""
+and its parts): events as msgpack, the rest as JSON."""
 
 from __future__ import annotations
 
-import functools
 import json
-import time
-from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import msgpack
-from redis.exceptions import RedisError
-
-from server.presence.base import PresenceError
 
 T = TypeVar("T")
 
@@ -48,25 +41,3 @@ def load(data: bytes | str) -> Any:
 
 def ignore(op: str, started: float, error: str | None) -> None:
     """The default ``observe``: nobody is timing this store."""
-
-
-def guard(fn: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
-    """Turn every Redis failure into :class:`PresenceError` (typed ``unavailable``);
-    report each call's time and failure to its store's ``observe``."""
-    op = fn.__name__
-
-    @functools.wraps(fn)
-    async def wrapper(self: Any, *args: Any, **kwargs: Any) -> T:
-        started = time.perf_counter()
-        try:
-            result = await fn(self, *args, **kwargs)
-        except PresenceError as exc:
-            self.observe(op, started, type(exc).__name__)
-            raise
-        except (RedisError, OSError, TimeoutError) as exc:
-            self.observe(op, started, type(exc).__name__)
-            raise PresenceError(f"redis: {type(exc).__name__}: {exc}") from exc
-        self.observe(op, started, None)
-        return result
-
-    return wrapper
