@@ -59,7 +59,7 @@ class Matchmaker:
         key = self._queue_key(msg.game, rules, variant, msg.time_control, msg.rated)
         if not msg.bots and not s.player.get("bot"):  # type: ignore[union-attr]
             key += "/humans"  # the bot pool is the plain queue; this one has no bots
-        rating = Rating.from_dict(await self.arena.presence.get_rating(msg.game, s.player["name"]))  # type: ignore[index]
+        rating = Rating.from_dict(await self.arena.presence.ratings.get(msg.game, s.player["name"]))  # type: ignore[index]
         s.queue = key
         await self.arena.presence.queues.add(
             key,

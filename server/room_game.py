@@ -239,9 +239,9 @@ class RoomGame:
             st.player if st is not None and st.player["name"] == n else p
             for st, n, p in zip(self.state.seats, names, started, strict=False)
         ]
-        before = [Rating.from_dict(await presence.get_rating(game, n)) for n in names]
+        before = [Rating.from_dict(await presence.ratings.get(game, n)) for n in names]
         after = rate_game(before, result)
-        await presence.put_ratings(
+        await presence.ratings.put(
             game,
             {
                 n: {**a.to_dict(), "bot": bool(p and p.get("bot"))}

@@ -100,7 +100,7 @@ class RoomMembership:
         it (none for a guest, or before a first rated game of it)."""
         shown = dict(player)
         if not player.get("guest"):
-            known = await self.arena.presence.get_rating(self.settings.game, player["name"])
+            known = await self.arena.presence.ratings.get(self.settings.game, player["name"])
             if known is not None:
                 shown["rating"] = round(Rating.from_dict(known).rating, 2)
         return shown

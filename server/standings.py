@@ -43,7 +43,7 @@ class Standings:
         )
 
     async def on_get_leaderboard(self, conn: Connection, msg: m.GetLeaderboard) -> None:
-        rows = await self.arena.presence.leaderboard(msg.game, limit=msg.offset + msg.limit)
+        rows = await self.arena.presence.ratings.leaderboard(msg.game, limit=msg.offset + msg.limit)
         rows = rows[msg.offset :]
         conn.send(
             m.Leaderboard(

@@ -467,8 +467,8 @@ async def test_queue_cancel_and_requeue(presence: Presence) -> None:
 
 
 async def test_ratings_and_leaderboard(presence: Presence) -> None:
-    assert await presence.get_rating("collapsi", "ann") is None
-    await presence.put_ratings(
+    assert await presence.ratings.get("collapsi", "ann") is None
+    await presence.ratings.put(
         "collapsi",
         {
             "ann": {"rating": 1600.0, "rd": 80.0, "vol": 0.06, "games": 3},
@@ -476,14 +476,14 @@ async def test_ratings_and_leaderboard(presence: Presence) -> None:
             "cat": {"rating": 1600.0, "rd": 70.0, "vol": 0.06, "games": 1},
         },
     )
-    await presence.put_ratings("collecto", {"bob": {"rating": 2000.0, "rd": 50.0}})
-    assert (await presence.get_rating("collapsi", "bob"))["rating"] == 1450.5
-    board = await presence.leaderboard("collapsi")
+    await presence.ratings.put("collecto", {"bob": {"rating": 2000.0, "rd": 50.0}})
+    assert (await presence.ratings.get("collapsi", "bob"))["rating"] == 1450.5
+    board = await presence.ratings.leaderboard("collapsi")
     assert [r["player"] for r in board] == ["ann", "cat", "bob"]
     assert board[0]["games"] == 3
-    assert [r["player"] for r in await presence.leaderboard("collapsi", limit=1)] == ["ann"]
-    assert [r["player"] for r in await presence.leaderboard("collecto")] == ["bob"]
-    assert await presence.leaderboard("none") == []
+    assert [r["player"] for r in await presence.ratings.leaderboard("collapsi", limit=1)] == ["ann"]
+    assert [r["player"] for r in await presence.ratings.leaderboard("collecto")] == ["bob"]
+    assert await presence.ratings.leaderboard("none") == []
 
 
 # -- records --------------------------------------------------------------------------------

@@ -323,7 +323,7 @@ async def test_a_bot_that_left_a_game_that_went_on_is_rated_as_a_bot(arena: Any)
 async def test_a_player_who_joins_shows_its_rating(arena: Any) -> None:
     """player_joined carries the joiner's rating in the room's game, as seats do."""
     server = await arena.start()
-    await server.presence.put_ratings("collapsi", {"bob": {"rating": 1623.5}})
+    await server.presence.ratings.put("collapsi", {"bob": {"rating": 1623.5}})
     ann = await arena.client("ann", token="a-secret")
     bob = await arena.client("bob", token="bob-secret")
     room = (await ann.create_room("collapsi", seat=0)).room

@@ -347,7 +347,7 @@ async def test_quick_match_pairs_close_ratings(arena: Any) -> None:
 
 async def test_quick_match_waits_for_a_similar_rating(arena: Any) -> None:
     a = await arena.start(match_gap=100, match_widen_per_s=0)
-    await a.presence.put_ratings(
+    await a.presence.ratings.put(
         "collecto",
         {"ann": {"rating": 1500.0}, "bob": {"rating": 2100.0}, "cat": {"rating": 1550.0}},
     )

@@ -50,7 +50,7 @@ async def test_a_reopened_data_dir_holds_what_was_acknowledged(tmp_path: Path) -
     for seq in (1, 2):
         packed = msgpack.packb({"type": "x", "seq": seq})
         assert await append_packed(p, "r1", {"type": "x", "seq": seq}, packed, seq, "n1") == seq
-    await p.put_ratings("collapsi", {"ann": {"rating": 1612.5}})
+    await p.ratings.put("collapsi", {"ann": {"rating": 1612.5}})
     await p.put_record("g1", {"game": "collapsi", "players": ["ann", "bob"]})
     await p.close()
     p = await opened(data)  # what a restart finds
@@ -62,7 +62,7 @@ async def test_a_reopened_data_dir_holds_what_was_acknowledged(tmp_path: Path) -
         assert await p.room_owner("r1") is None  # the previous run's lease: taken over
         assert [e["seq"] for e in await p.read_events("r1")] == [1, 2]
         assert await p.lobby_list() == [{"room": "r1"}]
-        assert (await p.get_rating("collapsi", "ann")) == {"rating": 1612.5}
+        assert (await p.ratings.get("collapsi", "ann")) == {"rating": 1612.5}
         assert [r["game_id"] for r in await p.list_records(player="bob")] == ["g1"]
         await p.drop_closed_room("r1", "n1")
     finally:

@@ -38,6 +38,7 @@ from server import names
 
 if TYPE_CHECKING:
     from server.presence.queues import Queues
+    from server.presence.ratings import Ratings
 
 JSON = dict[str, Any]
 
@@ -116,6 +117,7 @@ class Presence(ABC):
     shared: bool = False
     #: the ports it is composed of (server.presence.queues...)
     queues: Queues
+    ratings: Ratings
 
     async def start(self) -> None:  # noqa: B027 - optional hook
         """Connect; the memory store needs nothing."""
@@ -285,18 +287,6 @@ class Presence(ABC):
     @abstractmethod
     async def subscribe_room(self, room_id: str) -> Subscription:
         """Every event appended to the room from now on, in seq order."""
-
-    # -- ratings ------------------------------------------------------------------------
-    @abstractmethod
-    async def get_rating(self, game: str, player: str) -> JSON | None: ...
-
-    @abstractmethod
-    async def put_ratings(self, game: str, ratings: dict[str, JSON]) -> None:
-        """Store several players' ratings of one game at once; each has a ``rating``."""
-
-    @abstractmethod
-    async def leaderboard(self, game: str, limit: int = 50) -> list[JSON]:
-        """``{"player", **rating}`` by rating, best first (ties by name)."""
 
     # -- game records ---------------------------------------------------------------------
     @abstractmethod

@@ -27,6 +27,7 @@ from server.presence.base import (
     secret_hash,
 )
 from server.presence.queues import MemoryQueues, Queues
+from server.presence.ratings import MemoryRatings, Ratings
 
 #: events a subscriber may fall behind before it is dropped (and must catch up by seq)
 SUBSCRIBER_BACKLOG = 10_000
@@ -91,7 +92,7 @@ class MemoryPresence(Presence):
         self._events: dict[str, list[bytes]] = defaultdict(list)
         self._room_subs: dict[str, set[MemorySubscription]] = defaultdict(set)
         self.queues: Queues = MemoryQueues()
-        self._ratings: dict[str, dict[str, JSON]] = defaultdict(dict)
+        self.ratings: Ratings = MemoryRatings()
         self._records: dict[str, JSON] = {}
 
     async def close(self) -> None:
@@ -265,19 +266,6 @@ class MemoryPresence(Presence):
 
     async def subscribe_room(self, room_id: str) -> Subscription:
         return MemorySubscription(self._room_subs[room_id])
-
-    # -- ratings --------------------------------------------------------------------
-    async def get_rating(self, game: str, player: str) -> JSON | None:
-        return _copy(self._ratings[game].get(player))
-
-    async def put_ratings(self, game: str, ratings: dict[str, JSON]) -> None:
-        for player, rating in ratings.items():
-            self._ratings[game][player] = _copy(rating)
-
-    async def leaderboard(self, game: str, limit: int = 50) -> list[JSON]:
-        rows = [{"player": p, **r} for p, r in self._ratings.get(game, {}).items()]
-        rows.sort(key=lambda r: (-r["rating"], r["player"]))
-        return _copy(rows[:limit])
 
     # -- records ----------------------------------------------------------------------
     async def put_record(self, game_id: str, record: JSON) -> None:

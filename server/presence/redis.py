@@ -40,7 +40,7 @@ subscription whose connection breaks ends (it does not silently resubscribe), so
 its owner knows to catch up from the log.
 
 The parts: :mod:`~server.presence.redis_link` (the two clients, one error regime),
-:mod:`~server.presence.redis_queues` (the queues port),
+:mod:`~server.presence.redis_queues` and :mod:`~server.presence.redis_ratings` (ports),
 :mod:`~server.presence.redis_rooms` (rooms, leases, event logs),
 :mod:`~server.presence.redis_scripts` (the Lua scripts),
 :mod:`~server.presence.redis_subscription` (pub/sub) and
@@ -61,6 +61,7 @@ from server.presence.base import (
 )
 from server.presence.redis_link import RedisLink, guard
 from server.presence.redis_queues import RedisQueues
+from server.presence.redis_ratings import RedisRatings
 from server.presence.redis_rooms import RedisRooms
 from server.presence.redis_scripts import (
     ACQUIRE,
@@ -102,6 +103,7 @@ class RedisPresence(RedisRooms, Presence):
         self.k = self.link.k
         self._x = self.link.x
         self.queues = RedisQueues(self.link)
+        self.ratings = RedisRatings(self.link)
         self._lua = self.link.lua
         self._renew_many = self.redis.register_script(RENEW_MANY)
         self._append = Lua(APPEND)
@@ -249,34 +251,6 @@ class RedisPresence(RedisRooms, Presence):
     @guard
     async def node_gone(self, node_id: str) -> None:
         await self.redis.delete(self.k("node", node_id))
-
-    # -- ratings --------------------------------------------------------------------
-    async def get_rating(self, game: str, player: str) -> JSON | None:
-        raw = await self._x("HGET", self.k("rating", game), player)
-        return None if raw is None else json.loads(raw)
-
-    @guard
-    async def put_ratings(self, game: str, ratings: dict[str, JSON]) -> None:
-        if not ratings:
-            return
-        async with self.redis.pipeline(transaction=True) as p:
-            p.hset(self.k("rating", game), mapping={n: dumps(r) for n, r in ratings.items()})
-            p.zadd(self.k("board", game), {n: -float(r["rating"]) for n, r in ratings.items()})
-            await p.execute()
-
-    @guard
-    async def leaderboard(self, game: str, limit: int = 50) -> list[JSON]:
-        if limit <= 0:
-            return []
-        players = await self.redis.zrange(self.k("board", game), 0, limit - 1)
-        if not players:
-            return []
-        raws = await self.redis.hmget(self.k("rating", game), players)
-        return [
-            {"player": p, **json.loads(raw)}
-            for p, raw in zip(players, raws, strict=True)
-            if raw is not None
-        ]
 
     # -- records ----------------------------------------------------------------------
     async def put_record(self, game_id: str, record: JSON) -> None:

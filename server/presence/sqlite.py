@@ -41,6 +41,7 @@ import structlog
 
 from server.presence.base import JSON, Subscription, name_key, secret_hash
 from server.presence.memory import MemoryPresence, MemorySubscription
+from server.presence.ratings import MemoryRatings
 from server.presence.sqlite_records import import_record_files, record_statements
 from server.presence.sqlite_schema import (
     DB_NAME,
@@ -62,11 +63,28 @@ def durable(fn: F) -> F:
     promised to be on disk); otherwise it is made now and committed in the background."""
 
     @functools.wraps(fn)
-    async def wrapper(self: SqlitePresence, *args: Any, **kwargs: Any) -> Any:
-        self._writer_or_fail().check()
+    async def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        store: SqlitePresence = getattr(self, "store", self)  # (a port: its store's writer)
+        store._writer_or_fail().check()
         return await fn(self, *args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+class SqliteRatings(MemoryRatings):
+    """The ratings in memory, each change written through (loaded at start)."""
+
+    def __init__(self, store: SqlitePresence) -> None:
+        super().__init__()
+        self.store = store
+
+    @durable
+    async def put(self, game: str, ratings: dict[str, JSON]) -> None:
+        await super().put(game, ratings)
+        for player, rating in ratings.items():
+            self.store._write(
+                "INSERT OR REPLACE INTO ratings VALUES (?, ?, ?)", game, player, dumps(rating)
+            )
 
 
 class SqlitePresence(MemoryPresence):
@@ -77,6 +95,7 @@ class SqlitePresence(MemoryPresence):
 
     def __init__(self, data_dir: str | os.PathLike[str], prefix: str = "") -> None:
         super().__init__(prefix=prefix)
+        self.ratings = SqliteRatings(self)
         self.data_dir = Path(data_dir)
         self._lock_fd: int | None = None
         self._conn: sqlite3.Connection | None = None
@@ -176,7 +195,7 @@ class SqlitePresence(MemoryPresence):
                 raise DataDirError(f"data dir {self.data_dir}: room {room_id}'s log has a gap")
             log_.append(packed)
         for game, player, data in conn.execute("SELECT * FROM ratings"):
-            self._ratings[game][player] = json.loads(data)
+            self.ratings.by_game[game][player] = json.loads(data)
         self._record_n = conn.execute("SELECT coalesce(max(n), 0) FROM records").fetchone()[0]
 
     # -- what a restarted node restores (server.restore) ------------------------------------
@@ -293,15 +312,6 @@ class SqlitePresence(MemoryPresence):
 
     async def node_gone(self, node_id: str) -> None:
         self._nodes.pop(node_id, None)
-
-    # -- ratings ------------------------------------------------------------------------------
-    @durable
-    async def put_ratings(self, game: str, ratings: dict[str, JSON]) -> None:
-        await super().put_ratings(game, ratings)
-        for player, rating in ratings.items():
-            self._write(
-                "INSERT OR REPLACE INTO ratings VALUES (?, ?, ?)", game, player, dumps(rating)
-            )
 
     # -- records (in the database only) ---------------------------------------------------------
     @durable
