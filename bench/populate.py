@@ -89,7 +89,7 @@ async def populate(data_dir: Path, records: int, games: int) -> None:
             meta = await src.get_room(room_id)
             events = await src.read_events(room_id)
             sessions = dict(await src.live_sessions())
-            (record_entry,) = await src.list_records()
+            (record_entry,) = await src.records.latest()
         finally:
             await src.close()
     finally:
@@ -114,7 +114,7 @@ async def populate(data_dir: Path, records: int, games: int) -> None:
                 writes.append(dst.claim_name(names[who], secrets.token_hex(8)))
         for j in range(records):
             game_id = f"g{j:06d}"
-            writes.append(dst.put_record(game_id, record_entry["record"]))
+            writes.append(dst.records.put(game_id, record_entry["record"]))
         await asyncio.gather(*writes)  # one loop step: a few group commits
     finally:
         await dst.close()

@@ -40,7 +40,7 @@ class RecordStore:
         self.dir.mkdir(parents=True, exist_ok=True)
         loaded = await asyncio.to_thread(self._read_all)
         for game_id, record in loaded:
-            await self.presence.put_record(game_id, record)
+            await self.presence.records.put(game_id, record)
         return len(loaded)
 
     def _read_all(self) -> list[tuple[str, dict[str, Any]]]:
@@ -60,7 +60,7 @@ class RecordStore:
         """Keep ``record``: in presence now, on disk by the time :meth:`flush` returns."""
         if not GAME_ID.fullmatch(game_id):
             raise ValueError(f"bad game id {game_id!r}")
-        await self.presence.put_record(game_id, record)
+        await self.presence.records.put(game_id, record)
         if self.dir is not None:
             task = asyncio.create_task(asyncio.to_thread(self._write, game_id, record))
             self._writes.add(task)
@@ -86,12 +86,12 @@ class RecordStore:
         os.replace(tmp, path)
 
     async def get(self, game_id: str) -> dict[str, Any] | None:
-        return await self.presence.get_record(game_id)
+        return await self.presence.records.get(game_id)
 
     async def list(
         self, limit: int = 50, player: str | None = None, game: str | None = None
     ) -> list[dict[str, Any]]:
-        return await self.presence.list_records(limit=limit, player=player, game=game)
+        return await self.presence.records.latest(limit=limit, player=player, game=game)
 
     async def flush(self) -> None:
         """Wait until every record handed to :meth:`save` is on disk."""

@@ -494,14 +494,14 @@ async def test_records(presence: Presence) -> None:
     r2 = {"game": "collecto", "players": ["bob", "cat"], "moves": []}
     r3 = {"game": "collapsi", "players": ["cat", "ann"], "moves": ["b", "c"]}
     for gid, rec in (("g1", r1), ("g2", r2), ("g3", r3)):
-        await presence.put_record(gid, rec)
-    assert await presence.get_record("g2") == r2
-    assert await presence.get_record("g9") is None
-    assert [x["game_id"] for x in await presence.list_records()] == ["g3", "g2", "g1"]
-    assert [x["game_id"] for x in await presence.list_records(limit=2)] == ["g3", "g2"]
-    assert [x["game_id"] for x in await presence.list_records(player="ann")] == ["g3", "g1"]
-    assert [x["game_id"] for x in await presence.list_records(game="collecto")] == ["g2"]
-    assert (await presence.list_records(game="collecto"))[0]["record"] == r2
+        await presence.records.put(gid, rec)
+    assert await presence.records.get("g2") == r2
+    assert await presence.records.get("g9") is None
+    assert [x["game_id"] for x in await presence.records.latest()] == ["g3", "g2", "g1"]
+    assert [x["game_id"] for x in await presence.records.latest(limit=2)] == ["g3", "g2"]
+    assert [x["game_id"] for x in await presence.records.latest(player="ann")] == ["g3", "g1"]
+    assert [x["game_id"] for x in await presence.records.latest(game="collecto")] == ["g2"]
+    assert (await presence.records.latest(game="collecto"))[0]["record"] == r2
 
 
 async def test_the_one_append_a_room_calls(presence: Presence) -> None:

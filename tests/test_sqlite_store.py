@@ -51,7 +51,7 @@ async def test_a_reopened_data_dir_holds_what_was_acknowledged(tmp_path: Path) -
         packed = msgpack.packb({"type": "x", "seq": seq})
         assert await append_packed(p, "r1", {"type": "x", "seq": seq}, packed, seq, "n1") == seq
     await p.ratings.put("collapsi", {"ann": {"rating": 1612.5}})
-    await p.put_record("g1", {"game": "collapsi", "players": ["ann", "bob"]})
+    await p.records.put("g1", {"game": "collapsi", "players": ["ann", "bob"]})
     await p.close()
     p = await opened(data)  # what a restart finds
     try:
@@ -63,7 +63,7 @@ async def test_a_reopened_data_dir_holds_what_was_acknowledged(tmp_path: Path) -
         assert [e["seq"] for e in await p.read_events("r1")] == [1, 2]
         assert await p.lobby_list() == [{"room": "r1"}]
         assert (await p.ratings.get("collapsi", "ann")) == {"rating": 1612.5}
-        assert [r["game_id"] for r in await p.list_records(player="bob")] == ["g1"]
+        assert [r["game_id"] for r in await p.records.latest(player="bob")] == ["g1"]
         await p.drop_closed_room("r1", "n1")
     finally:
         await p.close()
@@ -88,7 +88,7 @@ async def test_an_older_schema_is_migrated_and_a_newer_one_refused(tmp_path: Pat
     conn.close()
     p = await opened(data)
     try:
-        assert await p.list_records(player="ann") == [{"game_id": "g1", "record": record}]
+        assert await p.records.latest(player="ann") == [{"game_id": "g1", "record": record}]
     finally:
         await p.close()
     conn = sqlite3.connect(data / "arena.db")
@@ -114,7 +114,7 @@ async def test_record_files_of_an_older_server_are_taken_in(tmp_path: Path) -> N
     (data / "records" / "half.json.tmp").write_text('{"game": "col')  # a crash mid-write
     p = await opened(data)
     try:
-        assert [r["game_id"] for r in await p.list_records()] == ["old2", "old1"]
+        assert [r["game_id"] for r in await p.records.latest()] == ["old2", "old1"]
         assert p.opened["records_imported"] == 2
     finally:
         await p.close()

@@ -39,6 +39,7 @@ from server import names
 if TYPE_CHECKING:
     from server.presence.queues import Queues
     from server.presence.ratings import Ratings
+    from server.presence.records import Records
 
 JSON = dict[str, Any]
 
@@ -118,6 +119,7 @@ class Presence(ABC):
     #: the ports it is composed of (server.presence.queues...)
     queues: Queues
     ratings: Ratings
+    records: Records
 
     async def start(self) -> None:  # noqa: B027 - optional hook
         """Connect; the memory store needs nothing."""
@@ -287,18 +289,3 @@ class Presence(ABC):
     @abstractmethod
     async def subscribe_room(self, room_id: str) -> Subscription:
         """Every event appended to the room from now on, in seq order."""
-
-    # -- game records ---------------------------------------------------------------------
-    @abstractmethod
-    async def put_record(self, game_id: str, record: JSON) -> None:
-        """Keep a finished game's record; its top-level ``game`` (str) and ``players``
-        (list of names) are what :meth:`list_records` filters on. A re-put counts as newest."""
-
-    @abstractmethod
-    async def get_record(self, game_id: str) -> JSON | None: ...
-
-    @abstractmethod
-    async def list_records(
-        self, limit: int = 50, player: str | None = None, game: str | None = None
-    ) -> list[JSON]:
-        """``{"game_id", "record"}`` newest first, filtered by player name or game."""

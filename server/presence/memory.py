@@ -28,6 +28,7 @@ from server.presence.base import (
 )
 from server.presence.queues import MemoryQueues, Queues
 from server.presence.ratings import MemoryRatings, Ratings
+from server.presence.records import MemoryRecords, Records
 
 #: events a subscriber may fall behind before it is dropped (and must catch up by seq)
 SUBSCRIBER_BACKLOG = 10_000
@@ -93,7 +94,7 @@ class MemoryPresence(Presence):
         self._room_subs: dict[str, set[MemorySubscription]] = defaultdict(set)
         self.queues: Queues = MemoryQueues()
         self.ratings: Ratings = MemoryRatings()
-        self._records: dict[str, JSON] = {}
+        self.records: Records = MemoryRecords()
 
     async def close(self) -> None:
         for sub in list(self._lobby_subs):
@@ -266,26 +267,3 @@ class MemoryPresence(Presence):
 
     async def subscribe_room(self, room_id: str) -> Subscription:
         return MemorySubscription(self._room_subs[room_id])
-
-    # -- records ----------------------------------------------------------------------
-    async def put_record(self, game_id: str, record: JSON) -> None:
-        self._records.pop(game_id, None)  # re-put counts as newest
-        self._records[game_id] = _copy(record)
-
-    async def get_record(self, game_id: str) -> JSON | None:
-        return _copy(self._records.get(game_id))
-
-    async def list_records(
-        self, limit: int = 50, player: str | None = None, game: str | None = None
-    ) -> list[JSON]:
-        out: list[JSON] = []
-        for game_id in reversed(self._records):
-            rec = self._records[game_id]
-            if game is not None and rec.get("game") != game:
-                continue
-            if player is not None and player not in rec.get("players", []):
-                continue
-            out.append({"game_id": game_id, "record": _copy(rec)})
-            if len(out) >= limit:
-                break
-        return out

@@ -40,7 +40,8 @@ subscription whose connection breaks ends (it does not silently resubscribe), so
 its owner knows to catch up from the log.
 
 The parts: :mod:`~server.presence.redis_link` (the two clients, one error regime),
-:mod:`~server.presence.redis_queues` and :mod:`~server.presence.redis_ratings` (ports),
+:mod:`~server.presence.redis_queues`, :mod:`~server.presence.redis_ratings` and
+:mod:`~server.presence.redis_records` (ports),
 :mod:`~server.presence.redis_rooms` (rooms, leases, event logs),
 :mod:`~server.presence.redis_scripts` (the Lua scripts),
 :mod:`~server.presence.redis_subscription` (pub/sub) and
@@ -62,6 +63,7 @@ from server.presence.base import (
 from server.presence.redis_link import RedisLink, guard
 from server.presence.redis_queues import RedisQueues
 from server.presence.redis_ratings import RedisRatings
+from server.presence.redis_records import RedisRecords
 from server.presence.redis_rooms import RedisRooms
 from server.presence.redis_scripts import (
     ACQUIRE,
@@ -71,7 +73,6 @@ from server.presence.redis_scripts import (
     LOBBY_REMOVE,
     LOBBY_UPSERT,
     OPEN_ROOM,
-    PUT_RECORD,
     RELEASE,
     RENEW,
     RENEW_MANY,
@@ -104,6 +105,7 @@ class RedisPresence(RedisRooms, Presence):
         self._x = self.link.x
         self.queues = RedisQueues(self.link)
         self.ratings = RedisRatings(self.link)
+        self.records = RedisRecords(self.link)
         self._lua = self.link.lua
         self._renew_many = self.redis.register_script(RENEW_MANY)
         self._append = Lua(APPEND)
@@ -113,7 +115,6 @@ class RedisPresence(RedisRooms, Presence):
         self._delete_room = Lua(DELETE_ROOM)
         self._drop_closed_room = Lua(DROP_CLOSED_ROOM)
         self._open_room = Lua(OPEN_ROOM)
-        self._put_record = Lua(PUT_RECORD)
         self._update_session = Lua(UPDATE_SESSION)
         self._update_sessions = Lua(UPDATE_SESSIONS)
         self._touch_session = Lua(TOUCH_SESSION)
@@ -251,37 +252,3 @@ class RedisPresence(RedisRooms, Presence):
     @guard
     async def node_gone(self, node_id: str) -> None:
         await self.redis.delete(self.k("node", node_id))
-
-    # -- records ----------------------------------------------------------------------
-    async def put_record(self, game_id: str, record: JSON) -> None:
-        keys = [self.k("n"), self.k("rec", game_id), self.k("recs")]
-        await self._lua(self._put_record, keys, game_id, dumps(record))
-
-    async def get_record(self, game_id: str) -> JSON | None:
-        raw = await self._x("GET", self.k("rec", game_id))
-        return None if raw is None else json.loads(raw)
-
-    @guard
-    async def list_records(
-        self, limit: int = 50, player: str | None = None, game: str | None = None
-    ) -> list[JSON]:
-        out: list[JSON] = []
-        start, chunk = 0, max(limit, 100)
-        while len(out) < limit:
-            ids = await self.redis.zrevrange(self.k("recs"), start, start + chunk - 1)
-            if not ids:
-                break
-            start += len(ids)
-            raws = await self.redis.mget([self.k("rec", i) for i in ids])
-            for game_id, raw in zip(ids, raws, strict=True):
-                if raw is None:
-                    continue
-                rec = json.loads(raw)
-                if game is not None and rec.get("game") != game:
-                    continue
-                if player is not None and player not in rec.get("players", []):
-                    continue
-                out.append({"game_id": game_id, "record": rec})
-                if len(out) >= limit:
-                    break
-        return out

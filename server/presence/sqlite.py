@@ -28,21 +28,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import json
 import os
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import structlog
 
 from server.presence.base import JSON, Subscription, name_key, secret_hash
 from server.presence.memory import MemoryPresence, MemorySubscription
-from server.presence.ratings import MemoryRatings
-from server.presence.sqlite_records import import_record_files, record_statements
+from server.presence.sqlite_ports import SqliteRatings, SqliteRecords, durable
+from server.presence.sqlite_records import import_record_files
 from server.presence.sqlite_schema import (
     DB_NAME,
     DataDirError,
@@ -55,37 +53,6 @@ from server.presence.sqlite_writer import GroupCommit
 
 log = structlog.get_logger("arena.store")
 
-F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
-
-
-def durable(fn: F) -> F:
-    """The decorated change is refused once the store has failed (nothing more can be
-    promised to be on disk); otherwise it is made now and committed in the background."""
-
-    @functools.wraps(fn)
-    async def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-        store: SqlitePresence = getattr(self, "store", self)  # (a port: its store's writer)
-        store._writer_or_fail().check()
-        return await fn(self, *args, **kwargs)
-
-    return wrapper  # type: ignore[return-value]
-
-
-class SqliteRatings(MemoryRatings):
-    """The ratings in memory, each change written through (loaded at start)."""
-
-    def __init__(self, store: SqlitePresence) -> None:
-        super().__init__()
-        self.store = store
-
-    @durable
-    async def put(self, game: str, ratings: dict[str, JSON]) -> None:
-        await super().put(game, ratings)
-        for player, rating in ratings.items():
-            self.store._write(
-                "INSERT OR REPLACE INTO ratings VALUES (?, ?, ?)", game, player, dumps(rating)
-            )
-
 
 class SqlitePresence(MemoryPresence):
     #: records live in the store, on disk: server.records writes no files of its own
@@ -96,12 +63,12 @@ class SqlitePresence(MemoryPresence):
     def __init__(self, data_dir: str | os.PathLike[str], prefix: str = "") -> None:
         super().__init__(prefix=prefix)
         self.ratings = SqliteRatings(self)
+        self.records = SqliteRecords(self)
         self.data_dir = Path(data_dir)
         self._lock_fd: int | None = None
         self._conn: sqlite3.Connection | None = None
         self._reader: sqlite3.Connection | None = None
         self._writer: GroupCommit | None = None
-        self._record_n = 0
         self._node_subs: dict[str, set[MemorySubscription]] = {}
         self._nodes: dict[str, float] = {}
         #: how long opening took, and what it found (logged by the server)
@@ -196,7 +163,7 @@ class SqlitePresence(MemoryPresence):
             log_.append(packed)
         for game, player, data in conn.execute("SELECT * FROM ratings"):
             self.ratings.by_game[game][player] = json.loads(data)
-        self._record_n = conn.execute("SELECT coalesce(max(n), 0) FROM records").fetchone()[0]
+        self.records.n = conn.execute("SELECT coalesce(max(n), 0) FROM records").fetchone()[0]
 
     # -- what a restarted node restores (server.restore) ------------------------------------
     async def live_sessions(self) -> list[tuple[str, JSON]]:
@@ -312,36 +279,6 @@ class SqlitePresence(MemoryPresence):
 
     async def node_gone(self, node_id: str) -> None:
         self._nodes.pop(node_id, None)
-
-    # -- records (in the database only) ---------------------------------------------------------
-    @durable
-    async def put_record(self, game_id: str, record: JSON) -> None:
-        self._record_n += 1
-        for sql, params in record_statements(game_id, record, self._record_n):
-            self._write(sql, *params)
-
-    async def get_record(self, game_id: str) -> JSON | None:
-        await self.settled()  # (records are read from the database: the writes first)
-        row = self._read("SELECT data FROM records WHERE game_id = ?", game_id)
-        return None if not row else json.loads(row[0][0])
-
-    async def list_records(
-        self, limit: int = 50, player: str | None = None, game: str | None = None
-    ) -> list[JSON]:
-        await self.settled()
-        sql = "SELECT r.game_id, r.data FROM records r"
-        where, params = [], []
-        if player is not None:
-            sql += " JOIN record_players p ON p.game_id = r.game_id AND p.player = ?"
-            params.append(player)
-        if game is not None:
-            where.append("r.game = ?")
-            params.append(game)
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY r.n DESC LIMIT ?"
-        rows = self._read(sql, *params, limit)
-        return [{"game_id": g, "record": json.loads(d)} for g, d in rows]
 
     def _read(self, sql: str, *params: Any) -> list[Any]:
         """A short read on the loop (an indexed lookup: no disk wait worth a thread)."""

@@ -1,0 +1,55 @@
+"""The game records port of presence: finished games' records, newest first. In
+memory (:class:`MemoryRecords`), in the SQLite database
+(:class:`server.presence.sqlite_ports.SqliteRecords`) or in Redis
+(:mod:`server.presence.redis_records`)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from server.presence.base import JSON, copy_json
+
+
+class Records(ABC):
+    """Game records: ``presence.records``."""
+
+    @abstractmethod
+    async def put(self, game_id: str, record: JSON) -> None:
+        """Keep a finished game's record; its top-level ``game`` (str) and ``players``
+        (list of names) are what :meth:`latest` filters on. A re-put counts as newest."""
+
+    @abstractmethod
+    async def get(self, game_id: str) -> JSON | None: ...
+
+    @abstractmethod
+    async def latest(
+        self, limit: int = 50, player: str | None = None, game: str | None = None
+    ) -> list[JSON]:
+        """``{"game_id", "record"}`` newest first, filtered by player name or game."""
+
+
+class MemoryRecords(Records):
+    def __init__(self) -> None:
+        self._records: dict[str, JSON] = {}
+
+    async def put(self, game_id: str, record: JSON) -> None:
+        self._records.pop(game_id, None)  # re-put counts as newest
+        self._records[game_id] = copy_json(record)
+
+    async def get(self, game_id: str) -> JSON | None:
+        return copy_json(self._records.get(game_id))
+
+    async def latest(
+        self, limit: int = 50, player: str | None = None, game: str | None = None
+    ) -> list[JSON]:
+        out: list[JSON] = []
+        for game_id in reversed(self._records):
+            rec = self._records[game_id]
+            if game is not None and rec.get("game") != game:
+                continue
+            if player is not None and player not in rec.get("players", []):
+                continue
+            out.append({"game_id": game_id, "record": copy_json(rec)})
+            if len(out) >= limit:
+                break
+        return out

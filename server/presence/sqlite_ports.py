@@ -1,0 +1,90 @@
+"""The ports of the SQLite store (:mod:`server.presence.sqlite`) that differ from
+memory's: ratings (in memory, written through) and game records (in the database
+only: there may be many, and nothing but ``get`` needs them whole); and
+:func:`durable`, which makes a change of the store or of a port return once it is
+on disk."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from server.presence.base import JSON
+from server.presence.ratings import MemoryRatings
+from server.presence.records import Records
+from server.presence.sqlite_records import record_statements
+from server.presence.sqlite_schema import dumps
+
+if TYPE_CHECKING:
+    from server.presence.sqlite import SqlitePresence
+
+F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
+
+
+def durable(fn: F) -> F:
+    """The decorated change is refused once the store has failed (nothing more can be
+    promised to be on disk); otherwise it is made now and committed in the background."""
+
+    @functools.wraps(fn)
+    async def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        store: SqlitePresence = getattr(self, "store", self)  # (a port: its store's)
+        store._writer_or_fail().check()
+        return await fn(self, *args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+class SqliteRatings(MemoryRatings):
+    """The ratings in memory, each change written through (loaded at start)."""
+
+    def __init__(self, store: SqlitePresence) -> None:
+        super().__init__()
+        self.store = store
+
+    @durable
+    async def put(self, game: str, ratings: dict[str, JSON]) -> None:
+        await super().put(game, ratings)
+        for player, rating in ratings.items():
+            self.store._write(
+                "INSERT OR REPLACE INTO ratings VALUES (?, ?, ?)", game, player, dumps(rating)
+            )
+
+
+class SqliteRecords(Records):
+    """Finished games' records, in the database only."""
+
+    def __init__(self, store: SqlitePresence) -> None:
+        self.store = store
+        #: the put number of the newest record (loaded at start)
+        self.n = 0
+
+    @durable
+    async def put(self, game_id: str, record: JSON) -> None:
+        self.n += 1
+        for sql, params in record_statements(game_id, record, self.n):
+            self.store._write(sql, *params)
+
+    async def get(self, game_id: str) -> JSON | None:
+        await self.store.settled()  # (records are read from the database: the writes first)
+        row = self.store._read("SELECT data FROM records WHERE game_id = ?", game_id)
+        return None if not row else json.loads(row[0][0])
+
+    async def latest(
+        self, limit: int = 50, player: str | None = None, game: str | None = None
+    ) -> list[JSON]:
+        await self.store.settled()
+        sql = "SELECT r.game_id, r.data FROM records r"
+        where, params = [], []
+        if player is not None:
+            sql += " JOIN record_players p ON p.game_id = r.game_id AND p.player = ?"
+            params.append(player)
+        if game is not None:
+            where.append("r.game = ?")
+            params.append(game)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY r.n DESC LIMIT ?"
+        rows = self.store._read(sql, *params, limit)
+        return [{"game_id": g, "record": json.loads(d)} for g, d in rows]
