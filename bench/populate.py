@@ -111,7 +111,7 @@ async def populate(data_dir: Path, records: int, games: int) -> None:
             logged = [(_renamed(ev, names), b"") for ev in events]
             writes.append(dst.append(new_room, logged, 1))
             for who in ("ann", "bob"):
-                writes.append(dst.claim_name(names[who], secrets.token_hex(8)))
+                writes.append(dst.names.claim(names[who], secrets.token_hex(8)))
         for j in range(records):
             game_id = f"g{j:06d}"
             writes.append(dst.records.put(game_id, record_entry["record"]))

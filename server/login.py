@@ -75,10 +75,10 @@ class Login:
         taken = ProtocolError(ErrorCode.NAME_TAKEN, f"{name} is not available")
         if msg.token is not None:
             await self.arena.logins.check(conn, key, msg.token)  # weak token, throttled
-            if not await self.arena.presence.claim_name(name, msg.token):
+            if not await self.arena.presence.names.claim(name, msg.token):
                 self.arena.logins.failed(conn, key)
                 raise taken
-        elif await self.arena.presence.name_claimed(name):
+        elif await self.arena.presence.names.claimed(name):
             raise taken
         holder = self.arena.online_names.get(key)
         held = None if holder is None or holder == s.id else self.arena.sessions.get(holder)

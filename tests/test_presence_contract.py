@@ -142,12 +142,12 @@ async def test_session_expires_and_touch_extends(presence: Presence) -> None:
 
 
 async def test_name_claims(presence: Presence) -> None:
-    assert not await presence.name_claimed("Alice")
-    assert await presence.claim_name("Alice", "pw1")
-    assert await presence.name_claimed("alice")  # case-insensitive
-    assert await presence.claim_name("ALICE", "pw1")  # the holder again
-    assert not await presence.claim_name("alice", "pw2")
-    assert await presence.claim_name("bob", "pw2")
+    assert not await presence.names.claimed("Alice")
+    assert await presence.names.claim("Alice", "pw1")
+    assert await presence.names.claimed("alice")  # case-insensitive
+    assert await presence.names.claim("ALICE", "pw1")  # the holder again
+    assert not await presence.names.claim("alice", "pw2")
+    assert await presence.names.claim("bob", "pw2")
 
 
 # -- lobby -------------------------------------------------------------------------

@@ -44,7 +44,7 @@ async def test_a_reopened_data_dir_holds_what_was_acknowledged(tmp_path: Path) -
     data = tmp_path / "data"
     p = await opened(data)
     await p.create_session("s1", "tok", {"player": {"name": "ann"}, "rooms": ["r1"]}, ttl=60)
-    assert await p.claim_name("Ann", "pw")
+    assert await p.names.claim("Ann", "pw")
     assert await p.open_room("r1", "n1", 5, {"room_id": "r1", "invite": "abc"})
     await p.lobby_upsert("r1", {"room": "r1"})
     for seq in (1, 2):
@@ -56,7 +56,7 @@ async def test_a_reopened_data_dir_holds_what_was_acknowledged(tmp_path: Path) -
     p = await opened(data)  # what a restart finds
     try:
         assert await p.resume_session("tok") == ("s1", {"player": {"name": "ann"}, "rooms": ["r1"]})
-        assert not await p.claim_name("ann", "other")
+        assert not await p.names.claim("ann", "other")
         assert await p.get_room("r1") == {"room_id": "r1", "invite": "abc"}
         assert await p.find_invite("abc") == "r1"
         assert await p.room_owner("r1") is None  # the previous run's lease: taken over

@@ -37,6 +37,7 @@ import msgpack
 from server import names
 
 if TYPE_CHECKING:
+    from server.presence.names import Names
     from server.presence.queues import Queues
     from server.presence.ratings import Ratings
     from server.presence.records import Records
@@ -117,6 +118,7 @@ class Presence(ABC):
     #: several nodes can share this store (it has a node bus: ``publish_node``)
     shared: bool = False
     #: the ports it is composed of (server.presence.queues...)
+    names: Names
     queues: Queues
     ratings: Ratings
     records: Records
@@ -172,18 +174,6 @@ class Presence(ABC):
 
     @abstractmethod
     async def end_session(self, session_id: str) -> None: ...
-
-    # -- name claims ------------------------------------------------------------
-    @abstractmethod
-    async def claim_name(self, name: str, secret: str) -> bool:
-        """Claim ``name`` for whoever knows ``secret`` (stored hashed).
-
-        True if the name was free (now claimed) or ``secret`` matches the claim;
-        False if someone else holds it.
-        """
-
-    @abstractmethod
-    async def name_claimed(self, name: str) -> bool: ...
 
     # -- lobby ------------------------------------------------------------------
     @abstractmethod

@@ -23,9 +23,9 @@ from server.presence.base import (
     SeqConflict,
     Subscription,
     copy_json,
-    name_key,
     secret_hash,
 )
+from server.presence.names import MemoryNames, Names
 from server.presence.queues import MemoryQueues, Queues
 from server.presence.ratings import MemoryRatings, Ratings
 from server.presence.records import MemoryRecords, Records
@@ -84,7 +84,7 @@ class MemoryPresence(Presence):
         self._sessions: dict[str, tuple[JSON, float]] = {}
         self._tokens: dict[str, str] = {}  # token hash -> session id
         self._token_of: dict[str, str] = {}  # session id -> token hash
-        self._names: dict[str, str] = {}  # name key -> secret hash
+        self.names: Names = MemoryNames()
         self._lobby: dict[str, bytes] = {}  # room id -> its packed upsert event
         self._lobby_subs: set[MemorySubscription] = set()
         self._rooms: dict[str, JSON] = {}
@@ -151,13 +151,6 @@ class MemoryPresence(Presence):
             self._tokens.pop(token_hash, None)
 
     # -- name claims ------------------------------------------------------------
-    async def claim_name(self, name: str, secret: str) -> bool:
-        held = self._names.setdefault(name_key(name), secret_hash(secret))
-        return held == secret_hash(secret)
-
-    async def name_claimed(self, name: str) -> bool:
-        return name_key(name) in self._names
-
     # -- lobby ------------------------------------------------------------------
     def _publish_lobby(self, packed: bytes) -> None:
         for sub in list(self._lobby_subs):

@@ -40,8 +40,8 @@ subscription whose connection breaks ends (it does not silently resubscribe), so
 its owner knows to catch up from the log.
 
 The parts: :mod:`~server.presence.redis_link` (the two clients, one error regime),
-:mod:`~server.presence.redis_queues`, :mod:`~server.presence.redis_ratings` and
-:mod:`~server.presence.redis_records` (ports),
+:mod:`~server.presence.redis_names`, :mod:`~server.presence.redis_queues`,
+:mod:`~server.presence.redis_ratings` and :mod:`~server.presence.redis_records` (ports),
 :mod:`~server.presence.redis_rooms` (rooms, leases, event logs),
 :mod:`~server.presence.redis_scripts` (the Lua scripts),
 :mod:`~server.presence.redis_subscription` (pub/sub) and
@@ -57,10 +57,10 @@ from server.presence.base import (
     JSON,
     Presence,
     Subscription,
-    name_key,
     secret_hash,
 )
 from server.presence.redis_link import RedisLink, guard
+from server.presence.redis_names import RedisNames
 from server.presence.redis_queues import RedisQueues
 from server.presence.redis_ratings import RedisRatings
 from server.presence.redis_records import RedisRecords
@@ -106,6 +106,7 @@ class RedisPresence(RedisRooms, Presence):
         self.queues = RedisQueues(self.link)
         self.ratings = RedisRatings(self.link)
         self.records = RedisRecords(self.link)
+        self.names = RedisNames(self.link)
         self._lua = self.link.lua
         self._renew_many = self.redis.register_script(RENEW_MANY)
         self._append = Lua(APPEND)
@@ -192,19 +193,6 @@ class RedisPresence(RedisRooms, Presence):
         h = await self.redis.hget(skey, "t")
         keys = [skey] + ([self.k("tok", h)] if h else [])
         await self.redis.delete(*keys)
-
-    # -- name claims ------------------------------------------------------------
-    @guard
-    async def claim_name(self, name: str, secret: str) -> bool:
-        key, h = self.k("names"), secret_hash(secret)
-        async with self.redis.pipeline(transaction=True) as p:
-            p.hsetnx(key, name_key(name), h)
-            p.hget(key, name_key(name))
-            _, held = await p.execute()
-        return held == h
-
-    async def name_claimed(self, name: str) -> bool:
-        return bool(await self._x("HEXISTS", self.k("names"), name_key(name)))
 
     # -- lobby ------------------------------------------------------------------
     async def lobby_upsert(self, room_id: str, summary: JSON) -> None:

@@ -37,9 +37,9 @@ from typing import Any
 
 import structlog
 
-from server.presence.base import JSON, Subscription, name_key, secret_hash
+from server.presence.base import JSON, Subscription, secret_hash
 from server.presence.memory import MemoryPresence, MemorySubscription
-from server.presence.sqlite_ports import SqliteRatings, SqliteRecords, durable
+from server.presence.sqlite_ports import SqliteNames, SqliteRatings, SqliteRecords, durable
 from server.presence.sqlite_records import import_record_files
 from server.presence.sqlite_schema import (
     DB_NAME,
@@ -64,6 +64,7 @@ class SqlitePresence(MemoryPresence):
         super().__init__(prefix=prefix)
         self.ratings = SqliteRatings(self)
         self.records = SqliteRecords(self)
+        self.names = SqliteNames(self)
         self.data_dir = Path(data_dir)
         self._lock_fd: int | None = None
         self._conn: sqlite3.Connection | None = None
@@ -152,7 +153,7 @@ class SqlitePresence(MemoryPresence):
             self._sessions[sid] = (json.loads(data), mono + (expires - now))
             self._tokens[token_hash] = sid
             self._token_of[sid] = token_hash
-        self._names.update(conn.execute("SELECT key, secret_hash FROM names"))
+        self.names.claims.update(conn.execute("SELECT key, secret_hash FROM names"))
         self._lobby.update(conn.execute("SELECT room_id, packed FROM lobby"))
         for room_id, meta in conn.execute("SELECT room_id, meta FROM rooms"):
             self._rooms[room_id] = json.loads(meta)
@@ -206,15 +207,6 @@ class SqlitePresence(MemoryPresence):
     async def end_session(self, session_id: str) -> None:
         await super().end_session(session_id)
         self._write("DELETE FROM sessions WHERE id = ?", session_id)
-
-    # -- names ------------------------------------------------------------------------------
-    @durable
-    async def claim_name(self, name: str, secret: str) -> bool:
-        new = name_key(name) not in self._names
-        ok = await super().claim_name(name, secret)
-        if new:
-            self._write("INSERT INTO names VALUES (?, ?)", name_key(name), secret_hash(secret))
-        return ok
 
     # -- lobby ------------------------------------------------------------------------------
     @durable

@@ -1,5 +1,5 @@
 """The ports of the SQLite store (:mod:`server.presence.sqlite`) that differ from
-memory's: ratings (in memory, written through) and game records (in the database
+memory's: name claims and ratings (in memory, written through) and game records (in the database
 only: there may be many, and nothing but ``get`` needs them whole); and
 :func:`durable`, which makes a change of the store or of a port return once it is
 on disk."""
@@ -11,7 +11,8 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from server.presence.base import JSON
+from server.presence.base import JSON, name_key, secret_hash
+from server.presence.names import MemoryNames
 from server.presence.ratings import MemoryRatings
 from server.presence.records import Records
 from server.presence.sqlite_records import record_statements
@@ -50,6 +51,24 @@ class SqliteRatings(MemoryRatings):
             self.store._write(
                 "INSERT OR REPLACE INTO ratings VALUES (?, ?, ?)", game, player, dumps(rating)
             )
+
+
+class SqliteNames(MemoryNames):
+    """The claims in memory, each new one written through (loaded at start)."""
+
+    def __init__(self, store: SqlitePresence) -> None:
+        super().__init__()
+        self.store = store
+
+    @durable
+    async def claim(self, name: str, secret: str) -> bool:
+        new = name_key(name) not in self.claims
+        ok = await super().claim(name, secret)
+        if new:
+            self.store._write(
+                "INSERT INTO names VALUES (?, ?)", name_key(name), secret_hash(secret)
+            )
+        return ok
 
 
 class SqliteRecords(Records):
