@@ -114,7 +114,7 @@ class Challenges:
             node = data.get("node") or entry["data"].get("node")
             if not node or name_key(player.get("name", "")) != name_key(name):
                 continue  # an entry left by a session that ended without a logout
-            if (await arena.presence.nodes_alive([node])).get(node):
+            if (await arena.presence.bus.alive([node])).get(node):
                 return sid, node
         return None
 

@@ -119,7 +119,7 @@ class Cluster(ForwardedCalls, NodeInbox, Sweeps):
 
     # -- lifecycle ----------------------------------------------------------------------
     async def start(self) -> None:
-        await self.presence.node_heartbeat(self.node, self.ttl)
+        await self.presence.bus.heartbeat(self.node, self.ttl)
         self._tasks.append(asyncio.create_task(self._inbox_loop(), name="node-inbox"))
         self._tasks.append(asyncio.create_task(self._sweep_loop(), name="node-sweep"))
         try:
@@ -137,7 +137,7 @@ class Cluster(ForwardedCalls, NodeInbox, Sweeps):
             await asyncio.sleep(0.01)
         await stop(self._tasks + [o.task for o in self._outboxes.values()])
         with contextlib.suppress(PresenceError):
-            await self.presence.node_gone(self.node)
+            await self.presence.bus.gone(self.node)
 
     # -- sending --------------------------------------------------------------------------
     def send(self, node: str, item: Outbound) -> None:
@@ -225,7 +225,7 @@ class Cluster(ForwardedCalls, NodeInbox, Sweeps):
         node = (data or {}).get("node")
         if not data or not data.get("player") or not node or node == self.node:
             return None
-        if not (await self.presence.nodes_alive([node])).get(node):
+        if not (await self.presence.bus.alive([node])).get(node):
             return None
         s = Session(sid, "", node)
         s.player = data["player"]

@@ -30,7 +30,7 @@ class NodeInbox:
         while True:
             checkpoint()
             try:
-                sub = await self.presence.subscribe_node(self.node)
+                sub = await self.presence.bus.subscribe(self.node)
             except PresenceError:
                 await asyncio.sleep(0.25)
                 continue

@@ -131,7 +131,7 @@ class Outbox:
                 texts, sent = self._batch()
                 while True:
                     try:
-                        heard = await self.cluster.presence.publish_node(self.node, texts)
+                        heard = await self.cluster.presence.bus.publish(self.node, texts)
                         break
                     except PresenceError:  # Redis is down: keep the order, try again
                         await asyncio.sleep(0.25)

@@ -40,7 +40,7 @@ class Sweeps:
 
     async def sweep(self, lobby: bool = False) -> None:
         """Heartbeat; take over ownerless rooms; re-attach members whose room moved."""
-        await self.presence.node_heartbeat(self.node, self.ttl)
+        await self.presence.bus.heartbeat(self.node, self.ttl)
         interest = {
             r
             for s in self.arena.sessions.values()
@@ -90,7 +90,7 @@ class Sweeps:
         peers = {n for n in self.routes.values() if n != self.node}
         if not peers:
             return
-        alive = await self.presence.nodes_alive(sorted(peers))
+        alive = await self.presence.bus.alive(sorted(peers))
         dead = {n for n, ok in alive.items() if not ok}
         if not dead:
             return

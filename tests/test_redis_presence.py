@@ -71,13 +71,13 @@ async def test_node_messages_and_heartbeats(redis_url: str, redis_prefix: str) -
     a = RedisPresence(redis_url, prefix=redis_prefix)
     await a.start()
     try:
-        async with await a.subscribe_node("n2") as inbox:
-            await a.publish_node("n2", ['{"k":1}', '{"k":2}'])
+        async with await a.bus.subscribe("n2") as inbox:
+            await a.bus.publish("n2", ['{"k":1}', '{"k":2}'])
             assert [await _next(inbox), await _next(inbox)] == [{"k": 1}, {"k": 2}]
-        await a.node_heartbeat("n1", ttl=0.2)
-        assert await a.nodes_alive(["n1", "n2"]) == {"n1": True, "n2": False}
+        await a.bus.heartbeat("n1", ttl=0.2)
+        assert await a.bus.alive(["n1", "n2"]) == {"n1": True, "n2": False}
         await asyncio.sleep(0.35)  # expiry has no event to await
-        assert await a.nodes_alive(["n1"]) == {"n1": False}
+        assert await a.bus.alive(["n1"]) == {"n1": False}
     finally:
         await a.close()
 

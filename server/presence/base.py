@@ -37,6 +37,7 @@ import msgpack
 from server import names
 
 if TYPE_CHECKING:
+    from server.presence.bus import NodeBus
     from server.presence.names import Names
     from server.presence.queues import Queues
     from server.presence.ratings import Ratings
@@ -115,8 +116,10 @@ class Presence(ABC):
 
     #: key prefix, so several deployments or test runs can share one store
     prefix: str = ""
-    #: several nodes can share this store (it has a node bus: ``publish_node``)
+    #: several nodes can share this store (it has a node bus: ``bus``)
     shared: bool = False
+    #: the node bus (server.presence.bus), on a shared store only
+    bus: NodeBus | None = None
     #: the ports it is composed of (server.presence.queues...)
     names: Names
     queues: Queues

@@ -40,7 +40,8 @@ subscription whose connection breaks ends (it does not silently resubscribe), so
 its owner knows to catch up from the log.
 
 The parts: :mod:`~server.presence.redis_link` (the two clients, one error regime),
-:mod:`~server.presence.redis_names`, :mod:`~server.presence.redis_queues`,
+:mod:`~server.presence.redis_bus`, :mod:`~server.presence.redis_names`,
+:mod:`~server.presence.redis_queues`,
 :mod:`~server.presence.redis_ratings` and :mod:`~server.presence.redis_records` (ports),
 :mod:`~server.presence.redis_rooms` (rooms, leases, event logs),
 :mod:`~server.presence.redis_scripts` (the Lua scripts),
@@ -59,6 +60,7 @@ from server.presence.base import (
     Subscription,
     secret_hash,
 )
+from server.presence.redis_bus import RedisBus
 from server.presence.redis_link import RedisLink, guard
 from server.presence.redis_names import RedisNames
 from server.presence.redis_queues import RedisQueues
@@ -107,9 +109,11 @@ class RedisPresence(RedisRooms, Presence):
         self.ratings = RedisRatings(self.link)
         self.records = RedisRecords(self.link)
         self.names = RedisNames(self.link)
+        self.bus = RedisBus(self.link)
         self._lua = self.link.lua
         self._renew_many = self.redis.register_script(RENEW_MANY)
         self._append = Lua(APPEND)
+        self._log_keys_of = {}
         self._acquire = Lua(ACQUIRE)
         self._renew = Lua(RENEW)
         self._release = Lua(RELEASE)
@@ -212,31 +216,3 @@ class RedisPresence(RedisRooms, Presence):
 
     async def subscribe_lobby(self) -> Subscription:
         return await self._subscribe(self.k("ch", "lobby"))
-
-    # -- node-to-node messages (server.cluster) ------------------------------------------
-    @guard
-    async def publish_node(self, node_id: str, messages: list[str]) -> list[int]:
-        """Publish JSON texts to a node's channel, in order, in one round trip; how many
-        subscribers got each (0: the node is not listening, the message is lost)."""
-        channel = self.k("ch", "node", node_id)
-        async with self.redis.pipeline(transaction=False) as p:
-            for text in messages:
-                p.publish(channel, text)
-            return [int(n) for n in await p.execute()]
-
-    async def subscribe_node(self, node_id: str) -> Subscription:
-        return await self._subscribe(self.k("ch", "node", node_id))
-
-    async def node_heartbeat(self, node_id: str, ttl: float) -> None:
-        await self._x("SET", self.k("node", node_id), "1", "PX", ms(ttl))
-
-    @guard
-    async def nodes_alive(self, node_ids: list[str]) -> dict[str, bool]:
-        if not node_ids:
-            return {}
-        found = await self.redis.mget([self.k("node", n) for n in node_ids])
-        return {n: v is not None for n, v in zip(node_ids, found, strict=True)}
-
-    @guard
-    async def node_gone(self, node_id: str) -> None:
-        await self.redis.delete(self.k("node", node_id))

@@ -17,6 +17,9 @@ from server.presence.redis_values import dumps, load, ms, pack
 class RedisRooms:
     """Rooms, leases and event logs of :class:`server.presence.redis.RedisPresence`."""
 
+    #: room id -> the keys of its append script
+    _log_keys_of: dict[str, list[str]]
+
     # -- rooms ------------------------------------------------------------------
     @guard
     async def put_room(self, room_id: str, meta: JSON) -> None:
@@ -121,16 +124,23 @@ class RedisRooms:
         return seq
 
     def _log_keys(self, room_id: str) -> list[str]:
-        """The keys of the append script for a room."""
-        k = self.k
-        return [
-            k("log", room_id),
-            k("ch", "room", room_id),
-            k("lease", room_id),
-            k("room", room_id),
-            k("lobby"),
-            k("ch", "lobby"),
-        ]
+        """The keys of the append script for a room (made once per room: a move's
+        append is the hot path)."""
+        cache: dict[str, list[str]] = self._log_keys_of
+        keys = cache.get(room_id)
+        if keys is None:
+            if len(cache) >= 4096:
+                cache.clear()
+            k = self.k
+            keys = cache[room_id] = [
+                k("log", room_id),
+                k("ch", "room", room_id),
+                k("lease", room_id),
+                k("room", room_id),
+                k("lobby"),
+                k("ch", "lobby"),
+            ]
+        return keys
 
     async def read_events(
         self, room_id: str, after_seq: int = 0, limit: int | None = None

@@ -37,8 +37,9 @@ from typing import Any
 
 import structlog
 
-from server.presence.base import JSON, Subscription, secret_hash
-from server.presence.memory import MemoryPresence, MemorySubscription
+from server.presence.base import JSON, secret_hash
+from server.presence.bus import InProcessBus
+from server.presence.memory import MemoryPresence
 from server.presence.sqlite_ports import SqliteNames, SqliteRatings, SqliteRecords, durable
 from server.presence.sqlite_records import import_record_files
 from server.presence.sqlite_schema import (
@@ -70,8 +71,7 @@ class SqlitePresence(MemoryPresence):
         self._conn: sqlite3.Connection | None = None
         self._reader: sqlite3.Connection | None = None
         self._writer: GroupCommit | None = None
-        self._node_subs: dict[str, set[MemorySubscription]] = {}
-        self._nodes: dict[str, float] = {}
+        self.bus = InProcessBus()
         #: how long opening took, and what it found (logged by the server)
         self.opened: dict[str, Any] = {}
 
@@ -123,9 +123,7 @@ class SqlitePresence(MemoryPresence):
 
     async def close(self) -> None:
         await super().close()
-        for subs in self._node_subs.values():
-            for sub in list(subs):
-                await sub.close()
+        await self.bus.close()
         if self._writer is not None:
             await self._writer.close()
             self._writer = None
@@ -250,27 +248,6 @@ class SqlitePresence(MemoryPresence):
 
     def _logged(self, room_id: str, log_: list[bytes], seq: int) -> None:
         self._write("INSERT INTO events VALUES (?, ?, ?)", room_id, seq, log_[seq - 1])
-
-    # -- node bus (server.cluster; one node, in process) ---------------------------------------
-    async def publish_node(self, node_id: str, messages: list[str]) -> list[int]:
-        subs = list(self._node_subs.get(node_id, ()))
-        for sub in subs:
-            for text in messages:
-                sub.publish(json.loads(text))
-        return [len(subs)] * len(messages)
-
-    async def subscribe_node(self, node_id: str) -> Subscription:
-        return MemorySubscription(self._node_subs.setdefault(node_id, set()))
-
-    async def node_heartbeat(self, node_id: str, ttl: float) -> None:
-        self._nodes[node_id] = time.monotonic() + ttl
-
-    async def nodes_alive(self, node_ids: list[str]) -> dict[str, bool]:
-        now = time.monotonic()
-        return {n: self._nodes.get(n, 0.0) > now for n in node_ids}
-
-    async def node_gone(self, node_id: str) -> None:
-        self._nodes.pop(node_id, None)
 
     def _read(self, sql: str, *params: Any) -> list[Any]:
         """A short read on the loop (an indexed lookup: no disk wait worth a thread)."""
