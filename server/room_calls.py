@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
-if TYPE_CHECKING:
-    from server.room import Room
-    from server.room_state import RoomSettings
+from server.room_state import RoomSettings
+
+#: a :class:`server.room.Room` (not imported: the room imports this module)
+Room = Any
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,88 +27,35 @@ implementation must pass.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
 
-import msgpack
+from server.presence.bus import NodeBus
+from server.presence.names import Names
+from server.presence.queues import Queues
+from server.presence.ratings import Ratings
+from server.presence.records import Records
+from server.presence.values import (
+    JSON,
+    LeaseLost,
+    PresenceError,
+    SeqConflict,
+    Subscription,
+    copy_json,
+    name_key,
+    secret_hash,
+)
 
-from server import names
-
-if TYPE_CHECKING:
-    from server.presence.bus import NodeBus
-    from server.presence.names import Names
-    from server.presence.queues import Queues
-    from server.presence.ratings import Ratings
-    from server.presence.records import Records
-
-JSON = dict[str, Any]
-
-
-class PresenceError(Exception):
-    """The store failed (unreachable, timed out); the server answers ``unavailable``."""
-
-    code = "unavailable"
-
-
-class SeqConflict(PresenceError):
-    """An append expected a different next ``seq``: something else appended (a second
-    copy of the room). Answered ``unavailable`` like any store failure: the room is
-    restored from the log and the retry meets it as logged."""
-
-    def __init__(self, room_id: str, next_seq: int, expected: int) -> None:
-        super().__init__(f"room {room_id}: next seq is {next_seq}, not {expected}")
-        #: the log's next seq when the append was refused
-        self.next_seq = next_seq
-
-
-class LeaseLost(PresenceError):
-    """An append by a node that does not hold the room's lease (fencing): a node whose
-    lease lapsed cannot log, so it cannot acknowledge anything."""
-
-
-def copy_json(value: Any) -> Any:
-    """A deep copy of JSON-able data (what an in-process store hands out: a copy, as the
-    contract says), through msgpack: about 3x faster than deepcopy."""
-    return msgpack.unpackb(_pack(value), raw=False)
-
-
-_pack = msgpack.Packer(use_bin_type=True).pack
-
-
-def secret_hash(secret: str) -> str:
-    """How name-claim secrets and resume tokens are stored: never in clear."""
-    return hashlib.sha256(secret.encode()).hexdigest()
-
-
-def name_key(name: str) -> str:
-    """Names are unique regardless of case and lookalikes: ``Alice``, ``alice`` and
-    ``\u0430lice`` (a Cyrillic a) are one claim (server.names)."""
-    return names.name_key(name)
-
-
-class Subscription(ABC):
-    """An async iterator of published events (dicts); ``close()`` stops it.
-
-    Use as ``async with await presence.subscribe_lobby() as sub: async for ev in sub``.
-    The iterator ends when the subscription is closed or dropped for lagging.
-    """
-
-    def __aiter__(self) -> AsyncIterator[JSON]:
-        return self
-
-    @abstractmethod
-    async def __anext__(self) -> JSON: ...
-
-    @abstractmethod
-    async def close(self) -> None: ...
-
-    async def __aenter__(self) -> Subscription:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
+__all__ = [
+    "JSON",
+    "LeaseLost",
+    "Presence",
+    "PresenceError",
+    "SeqConflict",
+    "Subscription",
+    "copy_json",
+    "name_key",
+    "secret_hash",
+]
 
 
 class Presence(ABC):

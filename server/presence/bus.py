@@ -11,8 +11,7 @@ import json
 import time
 from abc import ABC, abstractmethod
 
-from server.presence.base import Subscription
-from server.presence.memory import MemorySubscription
+from server.presence.values import MemorySubscription, Subscription
 
 
 class NodeBus(ABC):

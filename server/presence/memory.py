@@ -9,10 +9,8 @@ copy going in, and unpacking, done only when read, the copy coming out.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections import defaultdict
-from typing import Any
 
 import msgpack
 
@@ -29,53 +27,13 @@ from server.presence.names import MemoryNames, Names
 from server.presence.queues import MemoryQueues, Queues
 from server.presence.ratings import MemoryRatings, Ratings
 from server.presence.records import MemoryRecords, Records
+from server.presence.values import SUBSCRIBER_BACKLOG, MemorySubscription
 
-#: events a subscriber may fall behind before it is dropped (and must catch up by seq)
-SUBSCRIBER_BACKLOG = 10_000
-
-_CLOSED: Any = object()
-
+__all__ = ["SUBSCRIBER_BACKLOG", "MemoryPresence", "MemorySubscription"]
 
 #: one packer, reused: ``msgpack.packb`` builds a new one (and its buffer) for every call
 _pack = msgpack.Packer(use_bin_type=True).pack
 _copy = copy_json
-
-
-class MemorySubscription(Subscription):
-    def __init__(self, hub: set[MemorySubscription]) -> None:
-        self._hub = hub
-        self._queue: asyncio.Queue[Any] = asyncio.Queue(SUBSCRIBER_BACKLOG + 1)
-        self._closed = False
-        hub.add(self)
-
-    def publish(self, event: JSON) -> None:
-        self.publish_packed(_pack(event))
-
-    def publish_packed(self, packed: bytes) -> None:
-        """Publish an event already packed (shared by every subscriber: bytes are immutable)."""
-        if self._closed:
-            return
-        if self._queue.qsize() >= SUBSCRIBER_BACKLOG:
-            self._drop()
-            return
-        self._queue.put_nowait(packed)
-
-    def _drop(self) -> None:
-        if not self._closed:
-            self._closed = True
-            self._hub.discard(self)
-            self._queue.put_nowait(_CLOSED)
-
-    async def __anext__(self) -> JSON:
-        if self._closed and self._queue.empty():
-            raise StopAsyncIteration
-        item = await self._queue.get()
-        if item is _CLOSED:
-            raise StopAsyncIteration
-        return msgpack.unpackb(item, raw=False)
-
-    async def close(self) -> None:
-        self._drop()
 
 
 class MemoryPresence(Presence):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from server.presence.base import name_key, secret_hash
+from server.presence.values import name_key, secret_hash
 
 
 class Names(ABC):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections import defaultdict
 
-from server.presence.base import JSON, copy_json
+from server.presence.values import JSON, copy_json
 
 
 class Queues(ABC):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from server.presence.base import JSON, copy_json
+from server.presence.values import JSON, copy_json
 
 
 class Records(ABC):

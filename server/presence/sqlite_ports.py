@@ -1,15 +1,15 @@
 """The ports of the SQLite store (:mod:`server.presence.sqlite`) that differ from
-memory's: name claims and ratings (in memory, written through) and game records (in the database
-only: there may be many, and nothing but ``get`` needs them whole); and
-:func:`durable`, which makes a change of the store or of a port return once it is
-on disk."""
+memory's: name claims and ratings (in memory, written through) and game records (in
+the database only: there may be many, and nothing but ``get`` needs them whole);
+and :func:`durable`, which refuses a change of the store or of a port once the
+store has failed (a change is committed in the background: output commit)."""
 
 from __future__ import annotations
 
 import functools
 import json
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from server.presence.base import JSON, name_key, secret_hash
 from server.presence.names import MemoryNames
@@ -18,8 +18,16 @@ from server.presence.records import Records
 from server.presence.sqlite_records import record_statements
 from server.presence.sqlite_schema import dumps
 
-if TYPE_CHECKING:
-    from server.presence.sqlite import SqlitePresence
+
+class SqlitePresence(Protocol):
+    """What the ports use of their store (:class:`server.presence.sqlite.SqlitePresence`;
+    not imported: it imports this module)."""
+
+    def _writer_or_fail(self) -> Any: ...
+    def _write(self, sql: str, *params: Any) -> None: ...
+    def _read(self, sql: str, *params: Any) -> list[Any]: ...
+    async def settled(self) -> None: ...
+
 
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 
