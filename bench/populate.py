@@ -107,7 +107,7 @@ async def populate(data_dir: Path, records: int, games: int) -> None:
             for sid, data in sessions.items():
                 data = {**_renamed(data, names), "rooms": [new_room]}
                 token = secrets.token_urlsafe(24)
-                writes.append(dst.create_session(names[sid], token, data, 86400))
+                writes.append(dst.sessions.create(names[sid], token, data, 86400))
             logged = [(_renamed(ev, names), b"") for ev in events]
             writes.append(dst.append(new_room, logged, 1))
             for who in ("ann", "bob"):

@@ -109,7 +109,7 @@ class Challenges:
             return None
         for entry in await arena.presence.queues.waiting(ONLINE + name_key(name)):
             sid = entry["player"]
-            data = await arena.presence.get_session(sid) or {}
+            data = await arena.presence.sessions.get(sid) or {}
             player = data.get("player") or {}
             node = data.get("node") or entry["data"].get("node")
             if not node or name_key(player.get("name", "")) != name_key(name):

@@ -221,7 +221,7 @@ class Cluster(ForwardedCalls, NodeInbox, Sweeps):
     async def remote_session(self, sid: str, partner: Any = None) -> Any:
         """A session connected to another live node, as a stand-in this node's matchmaker
         can seat (its messages go through that node); None if it is gone."""
-        data = await self.presence.get_session(sid)
+        data = await self.presence.sessions.get(sid)
         node = (data or {}).get("node")
         if not data or not data.get("player") or not node or node == self.node:
             return None

@@ -162,7 +162,7 @@ class NodeInbox:
             node = self.routes.get(sid)
             if node is None:
                 with contextlib.suppress(PresenceError):
-                    node = ((await self.presence.get_session(sid)) or {}).get("node")
+                    node = ((await self.presence.sessions.get(sid)) or {}).get("node")
             if node and node != self.node:
                 nodes.add(node)
         for node in sorted(nodes):

@@ -39,7 +39,7 @@ class Login:
         version = choose_version(msg.versions, PROTOCOL_VERSIONS)
         sid, token = f"s{secrets.token_hex(8)}", secrets.token_urlsafe(24)
         s = Session(sid, token, self.arena.node)
-        await self.arena.presence.create_session(sid, token, s.data(), ttl=86400)
+        await self.arena.presence.sessions.create(sid, token, s.data(), ttl=86400)
         self.arena.sessions[sid] = s
         s.conn = conn
         conn.session = sid
@@ -91,7 +91,7 @@ class Login:
             raise taken
         self.arena.online_names[key] = s.id
         s.player = {"name": name, "guest": msg.token is None, "bot": msg.bot}
-        await self.arena.presence.update_session(s.id, s.data())
+        await self.arena.presence.sessions.update(s.id, s.data())
         await self.arena.challenges.online(s)
         self.arena.metrics.sessions.set(len(self.arena.sessions))
         conn.phase = Phase.AUTHENTICATED
@@ -111,7 +111,7 @@ class Login:
         await sessions.keep(held)  # before any change: a failure here changes nothing
         if not held.token:  # restored after a restart (server.restore): a new resume token
             held.token = secrets.token_urlsafe(24)
-            await self.arena.presence.create_session(held.id, held.token, held.data(), 86400)
+            await self.arena.presence.sessions.create(held.id, held.token, held.data(), 86400)
         sessions.attach(conn, held, {})  # at once: a resume coming later replaces this one
         await sessions.end_fresh(fresh, held)
         reply = m.LoggedIn(
@@ -129,7 +129,7 @@ class Login:
         conn.log.info("login_took_over", rooms=sorted(held.rooms))
 
     async def on_resume(self, conn: Connection, msg: m.Resume) -> None:
-        found = await self.arena.presence.resume_session(msg.token)
+        found = await self.arena.presence.sessions.resume(msg.token)
         if found is not None and (found[0] == conn.session or not found[1].get("player")):
             # this connection's own session, or one that never logged in: nothing to resume
             # (PROTOCOL.md: a welcome's token becomes valid once its connection logged in)

@@ -40,7 +40,7 @@ async def restore_previous_run(arena: Host) -> dict[str, Any]:
     for sid, data in await presence.live_sessions():
         player = data.get("player")
         if not player:  # never logged in: nothing to resume (PROTOCOL.md, Sessions)
-            await presence.end_session(sid)
+            await presence.sessions.end(sid)
             continue
         # the resume token is kept only hashed: the resume brings it (server.app)
         s = Session(sid, "", arena.node)
@@ -52,7 +52,7 @@ async def restore_previous_run(arena: Host) -> dict[str, Any]:
         sessions += 1
     arena.metrics.sessions.set(len(arena.sessions))
     # they are this node's now (the previous run's node name is gone), in one commit
-    await presence.update_sessions({sid: s.data() for sid, s in arena.sessions.items()})
+    await presence.sessions.update_many({sid: s.data() for sid, s in arena.sessions.items()})
     rooms = games = 0
     for room_id in await presence.room_ids():
         room = await arena.cluster.take_over(room_id, quiet=True)

@@ -117,7 +117,7 @@ class SessionService:
         batch, self._unsaved = self._unsaved, {}
         self._saving = None  # saves asked for from now on go in the next batch
         try:
-            await self.arena.presence.update_sessions({i: s.data() for i, s in batch.items()})
+            await self.arena.presence.sessions.update_many({i: s.data() for i, s in batch.items()})
         except PresenceError:
             pass  # (an outage) a session's rooms are saved again on each change
         except Exception:  # a bug: said, not hidden; the waiters go on all the same
@@ -151,7 +151,7 @@ class SessionService:
             if room is not None:
                 room.tell(rc.Disconnected(s.id))
         with contextlib.suppress(Exception):
-            await self.arena.presence.touch_session(s.id, self.arena.config.grace)
+            await self.arena.presence.sessions.touch(s.id, self.arena.config.grace)
         loop = asyncio.get_running_loop()
         s.expiry = loop.call_later(self.arena.config.grace, lambda: self.expire(s))
         conn.log.info("connection_lost", session=s.id)
@@ -166,7 +166,7 @@ class SessionService:
                     await room.request(rc.Leave(s.id))
         self.release_name(s)
         self.arena.sessions.pop(s.id, None)
-        await self.arena.presence.end_session(s.id)
+        await self.arena.presence.sessions.end(s.id)
 
     def expire(self, s: Session) -> None:
         """The grace period ran out: the session is gone, and so are its seats."""
@@ -179,7 +179,7 @@ class SessionService:
             room = self.arena.registry.nowait(room_id)
             if room is not None:
                 room.tell(rc.SessionGone(s.id))
-        self.arena.spawn(self.arena.presence.end_session(s.id))
+        self.arena.spawn(self.arena.presence.sessions.end(s.id))
         log.info("session_expired", session=s.id)
 
     def of_conn(self, conn: Connection) -> Session:
@@ -191,7 +191,7 @@ class SessionService:
     async def keep(self, s: Session) -> None:
         """Keep a session that is resumed or taken over for a day in presence; unknown if
         its grace period ended meanwhile."""
-        await self.arena.presence.touch_session(s.id, 86400)
+        await self.arena.presence.sessions.touch(s.id, 86400)
         if self.arena.sessions.get(s.id) is not s:
             raise ProtocolError(ErrorCode.UNKNOWN_SESSION, "no such session (or it expired)")
 
@@ -200,7 +200,7 @@ class SessionService:
         if fresh is old:
             return
         self.arena.sessions.pop(fresh.id, None)
-        self.arena.spawn(self.arena.presence.end_session(fresh.id))
+        self.arena.spawn(self.arena.presence.sessions.end(fresh.id))
         for room_id in sorted(fresh.rooms):  # rooms it watched: no ghost spectator left
             room = self.arena.registry.nowait(room_id)
             if room is not None:

@@ -87,55 +87,55 @@ async def _next(sub: Any, timeout: float = 2.0) -> dict[str, Any]:
 
 
 async def test_session_create_get_update_end(presence: Presence) -> None:
-    await presence.create_session("s1", "tok-1", {"name": "ann", "bot": False}, ttl=30)
-    assert await presence.get_session("s1") == {"name": "ann", "bot": False}
-    assert await presence.update_session("s1", {"name": "ann", "bot": False, "rooms": ["r1"]})
-    assert (await presence.get_session("s1"))["rooms"] == ["r1"]
-    assert await presence.get_session("nope") is None
-    assert not await presence.update_session("nope", {})
-    await presence.end_session("s1")
-    assert await presence.get_session("s1") is None
-    assert await presence.resume_session("tok-1") is None
+    await presence.sessions.create("s1", "tok-1", {"name": "ann", "bot": False}, ttl=30)
+    assert await presence.sessions.get("s1") == {"name": "ann", "bot": False}
+    assert await presence.sessions.update("s1", {"name": "ann", "bot": False, "rooms": ["r1"]})
+    assert (await presence.sessions.get("s1"))["rooms"] == ["r1"]
+    assert await presence.sessions.get("nope") is None
+    assert not await presence.sessions.update("nope", {})
+    await presence.sessions.end("s1")
+    assert await presence.sessions.get("s1") is None
+    assert await presence.sessions.resume("tok-1") is None
 
 
 async def test_update_sessions_updates_the_live_ones(presence: Presence) -> None:
-    await presence.create_session("s1", "tok-1", {"rooms": []}, ttl=30)
-    await presence.create_session("s2", "tok-2", {"rooms": ["r0"]}, ttl=30)
-    await presence.end_session("s2")
-    await presence.update_sessions({})
-    await presence.update_sessions({"s1": {"rooms": ["r1"]}, "s2": {"rooms": ["r2"]}})
-    assert await presence.get_session("s1") == {"rooms": ["r1"]}
-    assert await presence.get_session("s2") is None  # ended: not brought back
-    assert await presence.resume_session("tok-1") == ("s1", {"rooms": ["r1"]})
+    await presence.sessions.create("s1", "tok-1", {"rooms": []}, ttl=30)
+    await presence.sessions.create("s2", "tok-2", {"rooms": ["r0"]}, ttl=30)
+    await presence.sessions.end("s2")
+    await presence.sessions.update_many({})
+    await presence.sessions.update_many({"s1": {"rooms": ["r1"]}, "s2": {"rooms": ["r2"]}})
+    assert await presence.sessions.get("s1") == {"rooms": ["r1"]}
+    assert await presence.sessions.get("s2") is None  # ended: not brought back
+    assert await presence.sessions.resume("tok-1") == ("s1", {"rooms": ["r1"]})
 
 
 async def test_session_values_are_copies(presence: Presence) -> None:
     data = {"rooms": ["a"]}
-    await presence.create_session("s1", "t", data, ttl=30)
+    await presence.sessions.create("s1", "t", data, ttl=30)
     data["rooms"].append("b")
-    got = await presence.get_session("s1")
+    got = await presence.sessions.get("s1")
     assert got == {"rooms": ["a"]}
     got["rooms"].append("c")
-    assert await presence.get_session("s1") == {"rooms": ["a"]}
+    assert await presence.sessions.get("s1") == {"rooms": ["a"]}
 
 
 async def test_session_resume_by_token_only(presence: Presence) -> None:
-    await presence.create_session("s1", "secret-token", {"name": "ann"}, ttl=30)
-    assert await presence.resume_session("secret-token") == ("s1", {"name": "ann"})
-    assert await presence.resume_session("wrong-token") is None
-    assert await presence.resume_session("s1") is None  # the id is not the token
+    await presence.sessions.create("s1", "secret-token", {"name": "ann"}, ttl=30)
+    assert await presence.sessions.resume("secret-token") == ("s1", {"name": "ann"})
+    assert await presence.sessions.resume("wrong-token") is None
+    assert await presence.sessions.resume("s1") is None  # the id is not the token
 
 
 async def test_session_expires_and_touch_extends(presence: Presence) -> None:
-    await presence.create_session("kept", "t2", {}, ttl=0.5)
-    await presence.create_session("short", "t1", {}, ttl=0.15)
-    assert await presence.touch_session("kept", ttl=30)
+    await presence.sessions.create("kept", "t2", {}, ttl=0.5)
+    await presence.sessions.create("short", "t1", {}, ttl=0.15)
+    assert await presence.sessions.touch("kept", ttl=30)
     await asyncio.sleep(0.6)  # TTL expiry has no event to await; "kept" outlives its 0.5 s
-    assert await presence.get_session("short") is None
-    assert await presence.resume_session("t1") is None
-    assert not await presence.touch_session("short", ttl=30)
-    assert await presence.get_session("kept") == {}
-    assert await presence.resume_session("t2") == ("kept", {})
+    assert await presence.sessions.get("short") is None
+    assert await presence.sessions.resume("t1") is None
+    assert not await presence.sessions.touch("short", ttl=30)
+    assert await presence.sessions.get("kept") == {}
+    assert await presence.sessions.resume("t2") == ("kept", {})
 
 
 # -- names -----------------------------------------------------------------------

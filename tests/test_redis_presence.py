@@ -59,9 +59,9 @@ async def test_two_nodes_share_everything_and_prefixes_isolate(
         assert not await b.acquire_room("r1", "node-b", ttl=5)
         assert await b.room_owner("r1") == "node-a"
         assert await b.room_owners(["r1", "r2"]) == {"r1": "node-a", "r2": None}
-        await a.create_session("s1", "tok", {"name": "ann"}, ttl=30)
-        assert await b.resume_session("tok") == ("s1", {"name": "ann"})
-        assert await other.resume_session("tok") is None
+        await a.sessions.create("s1", "tok", {"name": "ann"}, ttl=30)
+        assert await b.sessions.resume("tok") == ("s1", {"name": "ann"})
+        assert await other.sessions.resume("tok") is None
     finally:
         for p in (a, b, other):
             await p.close()
@@ -98,7 +98,7 @@ async def test_outage_is_a_typed_error_fast_and_recovery_is_automatic(
         for call in (
             lambda: append_event(p, "r", {"n": 2}),
             lambda: p.lobby_list(),
-            lambda: p.get_session("s"),
+            lambda: p.sessions.get("s"),
             lambda: p.subscribe_room("r"),
         ):
             t0 = time.monotonic()

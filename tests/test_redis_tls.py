@@ -70,8 +70,8 @@ async def test_rediss_urls_speak_tls_and_check_the_certificate(tmp_path: Path) -
             try:
                 await presence.start(wait=5)
                 # redis-py's pool (a transaction), then the lean connection (HGET)
-                await presence.create_session("s1", "token-of-s1-0123456789", {"a": 1}, 60)
-                assert await presence.get_session("s1") == {"a": 1}
+                await presence.sessions.create("s1", "token-of-s1-0123456789", {"a": 1}, 60)
+                assert await presence.sessions.get("s1") == {"a": 1}
             finally:
                 await presence.close()
             untrusted = RedisPresence(url, prefix="tls:")

@@ -58,7 +58,7 @@ async def test_a_sessions_rooms_are_saved_as_they_change(arena: Any) -> None:
     presence = arena.arena.presence
 
     async def rooms(c: Any) -> list[str]:
-        return (await presence.get_session(c.session))["rooms"]
+        return (await presence.sessions.get(c.session))["rooms"]
 
     state = await ann.create_room("collapsi", seat=0)
     assert await rooms(ann) == [state.room]
@@ -355,10 +355,10 @@ async def test_a_takeover_or_resume_refused_by_the_store_changes_nothing(arena: 
     server = await arena.start(grace=30.0)
     room, (ann, bob) = await seat_players(arena, "collapsi", ["ann", "bob"])
     await ready_all(room, [ann, bob])
-    touch = server.presence.touch_session
+    touch = server.presence.sessions.touch
 
     async def fails_once(session: str, ttl: float) -> None:
-        server.presence.touch_session = touch
+        server.presence.sessions.touch = touch
         raise PresenceError("the store is down")
 
     async def dropped(client: Any) -> int:
@@ -368,7 +368,7 @@ async def test_a_takeover_or_resume_refused_by_the_store_changes_nothing(arena: 
         return gone.seq
 
     async def refused_once(request: Any) -> Any:
-        server.presence.touch_session = fails_once
+        server.presence.sessions.touch = fails_once
         with pytest.raises(ArenaError) as refused:
             await request()
         assert refused.value.code == "unavailable"

@@ -43,7 +43,7 @@ async def opened(data: Path) -> SqlitePresence:
 async def test_a_reopened_data_dir_holds_what_was_acknowledged(tmp_path: Path) -> None:
     data = tmp_path / "data"
     p = await opened(data)
-    await p.create_session("s1", "tok", {"player": {"name": "ann"}, "rooms": ["r1"]}, ttl=60)
+    await p.sessions.create("s1", "tok", {"player": {"name": "ann"}, "rooms": ["r1"]}, ttl=60)
     assert await p.names.claim("Ann", "pw")
     assert await p.open_room("r1", "n1", 5, {"room_id": "r1", "invite": "abc"})
     await p.lobby_upsert("r1", {"room": "r1"})
@@ -55,7 +55,10 @@ async def test_a_reopened_data_dir_holds_what_was_acknowledged(tmp_path: Path) -
     await p.close()
     p = await opened(data)  # what a restart finds
     try:
-        assert await p.resume_session("tok") == ("s1", {"player": {"name": "ann"}, "rooms": ["r1"]})
+        assert await p.sessions.resume("tok") == (
+            "s1",
+            {"player": {"name": "ann"}, "rooms": ["r1"]},
+        )
         assert not await p.names.claim("ann", "other")
         assert await p.get_room("r1") == {"room_id": "r1", "invite": "abc"}
         assert await p.find_invite("abc") == "r1"

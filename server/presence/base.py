@@ -34,6 +34,7 @@ from server.presence.names import Names
 from server.presence.queues import Queues
 from server.presence.ratings import Ratings
 from server.presence.records import Records
+from server.presence.sessions import Sessions
 from server.presence.values import (
     JSON,
     LeaseLost,
@@ -72,6 +73,7 @@ class Presence(ABC):
     queues: Queues
     ratings: Ratings
     records: Records
+    sessions: Sessions
 
     async def start(self) -> None:  # noqa: B027 - optional hook
         """Connect; the memory store needs nothing."""
@@ -95,35 +97,6 @@ class Presence(ABC):
         barrier = self.barrier()
         if barrier is not None:
             await asyncio.shield(barrier)
-
-    # -- sessions -------------------------------------------------------------
-    @abstractmethod
-    async def create_session(self, session_id: str, token: str, data: JSON, ttl: float) -> None:
-        """Store a session; ``token`` (kept only as a hash) resumes it until it expires."""
-
-    @abstractmethod
-    async def get_session(self, session_id: str) -> JSON | None: ...
-
-    @abstractmethod
-    async def update_session(self, session_id: str, data: JSON) -> bool:
-        """Replace a live session's data (TTL unchanged); False if it has expired."""
-
-    async def update_sessions(self, data: dict[str, JSON]) -> None:
-        """:meth:`update_session` of several sessions (id -> data), in one round trip where
-        the store allows it; sessions that have expired are left alone."""
-        for session_id, d in data.items():
-            await self.update_session(session_id, d)
-
-    @abstractmethod
-    async def touch_session(self, session_id: str, ttl: float) -> bool:
-        """Extend a live session to expire ``ttl`` seconds from now; False if gone."""
-
-    @abstractmethod
-    async def resume_session(self, token: str) -> tuple[str, JSON] | None:
-        """The ``(session_id, data)`` a resume token belongs to, if still live."""
-
-    @abstractmethod
-    async def end_session(self, session_id: str) -> None: ...
 
     # -- lobby ------------------------------------------------------------------
     @abstractmethod

@@ -21,12 +21,12 @@ from server.presence.base import (
     SeqConflict,
     Subscription,
     copy_json,
-    secret_hash,
 )
 from server.presence.names import MemoryNames, Names
 from server.presence.queues import MemoryQueues, Queues
 from server.presence.ratings import MemoryRatings, Ratings
 from server.presence.records import MemoryRecords, Records
+from server.presence.sessions import MemorySessions, Sessions
 from server.presence.values import SUBSCRIBER_BACKLOG, MemorySubscription
 
 __all__ = ["SUBSCRIBER_BACKLOG", "MemoryPresence", "MemorySubscription"]
@@ -39,9 +39,7 @@ _copy = copy_json
 class MemoryPresence(Presence):
     def __init__(self, prefix: str = "") -> None:
         self.prefix = prefix
-        self._sessions: dict[str, tuple[JSON, float]] = {}
-        self._tokens: dict[str, str] = {}  # token hash -> session id
-        self._token_of: dict[str, str] = {}  # session id -> token hash
+        self.sessions: Sessions = MemorySessions()
         self.names: Names = MemoryNames()
         self._lobby: dict[str, bytes] = {}  # room id -> its packed upsert event
         self._lobby_subs: set[MemorySubscription] = set()
@@ -61,54 +59,6 @@ class MemoryPresence(Presence):
             for sub in list(subs):
                 await sub.close()
 
-    # -- sessions -------------------------------------------------------------
-    def _live_session(self, session_id: str) -> JSON | None:
-        entry = self._sessions.get(session_id)
-        if entry is None:
-            return None
-        if entry[1] <= time.monotonic():
-            self._sessions.pop(session_id, None)
-            return None
-        return entry[0]
-
-    async def create_session(self, session_id: str, token: str, data: JSON, ttl: float) -> None:
-        self._sessions[session_id] = (_copy(data), time.monotonic() + ttl)
-        self._tokens[secret_hash(token)] = session_id
-        self._token_of[session_id] = secret_hash(token)
-
-    async def get_session(self, session_id: str) -> JSON | None:
-        return _copy(self._live_session(session_id))
-
-    async def update_session(self, session_id: str, data: JSON) -> bool:
-        if self._live_session(session_id) is None:
-            return False
-        self._sessions[session_id] = (_copy(data), self._sessions[session_id][1])
-        return True
-
-    async def touch_session(self, session_id: str, ttl: float) -> bool:
-        data = self._live_session(session_id)
-        if data is None:
-            return False
-        self._sessions[session_id] = (data, time.monotonic() + ttl)
-        return True
-
-    async def resume_session(self, token: str) -> tuple[str, JSON] | None:
-        session_id = self._tokens.get(secret_hash(token))
-        if session_id is None:
-            return None
-        data = self._live_session(session_id)
-        if data is None:
-            self._tokens.pop(secret_hash(token), None)
-            return None
-        return session_id, _copy(data)
-
-    async def end_session(self, session_id: str) -> None:
-        self._sessions.pop(session_id, None)
-        token_hash = self._token_of.pop(session_id, None)
-        if token_hash is not None:
-            self._tokens.pop(token_hash, None)
-
-    # -- name claims ------------------------------------------------------------
     # -- lobby ------------------------------------------------------------------
     def _publish_lobby(self, packed: bytes) -> None:
         for sub in list(self._lobby_subs):

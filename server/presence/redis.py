@@ -42,7 +42,8 @@ its owner knows to catch up from the log.
 The parts: :mod:`~server.presence.redis_link` (the two clients, one error regime),
 :mod:`~server.presence.redis_bus`, :mod:`~server.presence.redis_names`,
 :mod:`~server.presence.redis_queues`,
-:mod:`~server.presence.redis_ratings` and :mod:`~server.presence.redis_records` (ports),
+:mod:`~server.presence.redis_ratings`, :mod:`~server.presence.redis_records` and
+:mod:`~server.presence.redis_sessions` (ports),
 :mod:`~server.presence.redis_rooms` (rooms, leases, event logs),
 :mod:`~server.presence.redis_scripts` (the Lua scripts),
 :mod:`~server.presence.redis_subscription` (pub/sub) and
@@ -51,14 +52,12 @@ The parts: :mod:`~server.presence.redis_link` (the two clients, one error regime
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 from server.presence.base import (
     JSON,
     Presence,
     Subscription,
-    secret_hash,
 )
 from server.presence.redis_bus import RedisBus
 from server.presence.redis_link import RedisLink, guard
@@ -78,12 +77,10 @@ from server.presence.redis_scripts import (
     RELEASE,
     RENEW,
     RENEW_MANY,
-    TOUCH_SESSION,
-    UPDATE_SESSION,
-    UPDATE_SESSIONS,
     Lua,
 )
-from server.presence.redis_values import UPSERT_HEAD, dumps, load, ms, pack
+from server.presence.redis_sessions import RedisSessions
+from server.presence.redis_values import UPSERT_HEAD, dumps, load, pack
 
 
 class RedisPresence(RedisRooms, Presence):
@@ -110,6 +107,7 @@ class RedisPresence(RedisRooms, Presence):
         self.records = RedisRecords(self.link)
         self.names = RedisNames(self.link)
         self.bus = RedisBus(self.link)
+        self.sessions = RedisSessions(self.link)
         self._lua = self.link.lua
         self._renew_many = self.redis.register_script(RENEW_MANY)
         self._append = Lua(APPEND)
@@ -120,9 +118,6 @@ class RedisPresence(RedisRooms, Presence):
         self._delete_room = Lua(DELETE_ROOM)
         self._drop_closed_room = Lua(DROP_CLOSED_ROOM)
         self._open_room = Lua(OPEN_ROOM)
-        self._update_session = Lua(UPDATE_SESSION)
-        self._update_sessions = Lua(UPDATE_SESSIONS)
-        self._touch_session = Lua(TOUCH_SESSION)
         self._lobby_remove = Lua(LOBBY_REMOVE)
         self._lobby_upsert = Lua(LOBBY_UPSERT)
 
@@ -148,55 +143,6 @@ class RedisPresence(RedisRooms, Presence):
 
     async def _subscribe(self, channel: str) -> Subscription:
         return await self.link.subscribe(channel)
-
-    # -- sessions -------------------------------------------------------------
-    @guard
-    async def create_session(self, session_id: str, token: str, data: JSON, ttl: float) -> None:
-        h = secret_hash(token)
-        skey, tkey = self.k("sess", session_id), self.k("tok", h)
-        async with self.redis.pipeline(transaction=True) as p:
-            p.delete(skey)
-            p.hset(skey, mapping={"d": dumps(data), "t": h})
-            p.pexpire(skey, ms(ttl))
-            p.set(tkey, session_id, px=ms(ttl))
-            await p.execute()
-
-    async def get_session(self, session_id: str) -> JSON | None:
-        raw = await self._x("HGET", self.k("sess", session_id), "d")
-        return None if raw is None else json.loads(raw)
-
-    async def update_session(self, session_id: str, data: JSON) -> bool:
-        keys = [self.k("sess", session_id)]
-        return bool(await self._lua(self._update_session, keys, dumps(data)))
-
-    async def update_sessions(self, data: dict[str, JSON]) -> None:
-        """One script (for a loop step's saves)."""
-        if data:
-            keys = [self.k("sess", i) for i in data]
-            await self._lua(self._update_sessions, keys, *map(dumps, data.values()))
-
-    async def touch_session(self, session_id: str, ttl: float) -> bool:
-        keys = [self.k("sess", session_id)]
-        return bool(await self._lua(self._touch_session, keys, ms(ttl), self.k("tok", "")))
-
-    @guard
-    async def resume_session(self, token: str) -> tuple[str, JSON] | None:
-        h = secret_hash(token)
-        session_id = await self.redis.get(self.k("tok", h))
-        if session_id is None:
-            return None
-        skey = self.k("sess", session_id)
-        raw, held = await self.redis.hmget(skey, ["d", "t"])
-        if raw is None or held != h:
-            return None
-        return session_id, json.loads(raw)
-
-    @guard
-    async def end_session(self, session_id: str) -> None:
-        skey = self.k("sess", session_id)
-        h = await self.redis.hget(skey, "t")
-        keys = [skey] + ([self.k("tok", h)] if h else [])
-        await self.redis.delete(*keys)
 
     # -- lobby ------------------------------------------------------------------
     async def lobby_upsert(self, room_id: str, summary: JSON) -> None:

@@ -37,10 +37,16 @@ from typing import Any
 
 import structlog
 
-from server.presence.base import JSON, secret_hash
+from server.presence.base import JSON
 from server.presence.bus import InProcessBus
 from server.presence.memory import MemoryPresence
-from server.presence.sqlite_ports import SqliteNames, SqliteRatings, SqliteRecords, durable
+from server.presence.sqlite_ports import (
+    SqliteNames,
+    SqliteRatings,
+    SqliteRecords,
+    SqliteSessions,
+    durable,
+)
 from server.presence.sqlite_records import import_record_files
 from server.presence.sqlite_schema import (
     DB_NAME,
@@ -66,6 +72,7 @@ class SqlitePresence(MemoryPresence):
         self.ratings = SqliteRatings(self)
         self.records = SqliteRecords(self)
         self.names = SqliteNames(self)
+        self.sessions = SqliteSessions(self)
         self.data_dir = Path(data_dir)
         self._lock_fd: int | None = None
         self._conn: sqlite3.Connection | None = None
@@ -103,7 +110,7 @@ class SqlitePresence(MemoryPresence):
             self._release()
             raise DataDirError(f"data dir {self.data_dir}: {exc}") from None
         self.opened = {
-            "sessions": len(self._sessions),
+            "sessions": len(self.sessions.live),
             "rooms": len(self._rooms),
             "events": sum(len(log_) for log_ in self._events.values()),
             "records_imported": imported,
@@ -148,9 +155,9 @@ class SqlitePresence(MemoryPresence):
         now, mono = time.time(), time.monotonic()
         conn.execute("DELETE FROM sessions WHERE expires <= ?", (now,))
         for sid, token_hash, data, expires in conn.execute("SELECT * FROM sessions"):
-            self._sessions[sid] = (json.loads(data), mono + (expires - now))
-            self._tokens[token_hash] = sid
-            self._token_of[sid] = token_hash
+            self.sessions.live[sid] = (json.loads(data), mono + (expires - now))
+            self.sessions.tokens[token_hash] = sid
+            self.sessions.token_of[sid] = token_hash
         self.names.claims.update(conn.execute("SELECT key, secret_hash FROM names"))
         self._lobby.update(conn.execute("SELECT room_id, packed FROM lobby"))
         for room_id, meta in conn.execute("SELECT room_id, meta FROM rooms"):
@@ -167,44 +174,12 @@ class SqlitePresence(MemoryPresence):
     # -- what a restarted node restores (server.restore) ------------------------------------
     async def live_sessions(self) -> list[tuple[str, JSON]]:
         """Every live session's ``(id, data)``."""
-        return [(sid, d) for sid in list(self._sessions) if (d := await self.get_session(sid))]
+        live = self.sessions.live
+        return [(sid, d) for sid in list(live) if (d := await self.sessions.get(sid))]
 
     async def room_ids(self) -> list[str]:
         """Every room with settings in the store (open when the last run ended)."""
         return sorted(self._rooms)
-
-    # -- sessions -------------------------------------------------------------------------
-    @durable
-    async def create_session(self, session_id: str, token: str, data: JSON, ttl: float) -> None:
-        await super().create_session(session_id, token, data, ttl)
-        self._write(
-            "INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?)",
-            session_id,
-            secret_hash(token),
-            dumps(data),
-            time.time() + ttl,
-        )
-
-    @durable
-    async def update_session(self, session_id: str, data: JSON) -> bool:
-        if not await super().update_session(session_id, data):
-            return False
-        self._write("UPDATE sessions SET data = ? WHERE id = ?", dumps(data), session_id)
-        return True
-
-    update_sessions = durable(MemoryPresence.update_sessions)
-
-    @durable
-    async def touch_session(self, session_id: str, ttl: float) -> bool:
-        if not await super().touch_session(session_id, ttl):
-            return False
-        self._write("UPDATE sessions SET expires = ? WHERE id = ?", time.time() + ttl, session_id)
-        return True
-
-    @durable
-    async def end_session(self, session_id: str) -> None:
-        await super().end_session(session_id)
-        self._write("DELETE FROM sessions WHERE id = ?", session_id)
 
     # -- lobby ------------------------------------------------------------------------------
     @durable

@@ -1,5 +1,5 @@
 """The ports of the SQLite store (:mod:`server.presence.sqlite`) that differ from
-memory's: name claims and ratings (in memory, written through) and game records (in
+memory's: sessions, name claims and ratings (in memory, written through) and game records (in
 the database only: there may be many, and nothing but ``get`` needs them whole);
 and :func:`durable`, which refuses a change of the store or of a port once the
 store has failed (a change is committed in the background: output commit)."""
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
@@ -15,6 +16,7 @@ from server.presence.base import JSON, name_key, secret_hash
 from server.presence.names import MemoryNames
 from server.presence.ratings import MemoryRatings
 from server.presence.records import Records
+from server.presence.sessions import MemorySessions
 from server.presence.sqlite_records import record_statements
 from server.presence.sqlite_schema import dumps
 
@@ -77,6 +79,46 @@ class SqliteNames(MemoryNames):
                 "INSERT INTO names VALUES (?, ?)", name_key(name), secret_hash(secret)
             )
         return ok
+
+
+class SqliteSessions(MemorySessions):
+    """The sessions in memory, each change written through (the live ones loaded at
+    start, their TTLs as wall-clock expiries on disk)."""
+
+    def __init__(self, store: SqlitePresence) -> None:
+        super().__init__()
+        self.store = store
+
+    @durable
+    async def create(self, session_id: str, token: str, data: JSON, ttl: float) -> None:
+        await super().create(session_id, token, data, ttl)
+        self.store._write(
+            "INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?)",
+            session_id,
+            secret_hash(token),
+            dumps(data),
+            time.time() + ttl,
+        )
+
+    @durable
+    async def update(self, session_id: str, data: JSON) -> bool:
+        if not await super().update(session_id, data):
+            return False
+        self.store._write("UPDATE sessions SET data = ? WHERE id = ?", dumps(data), session_id)
+        return True
+
+    @durable
+    async def touch(self, session_id: str, ttl: float) -> bool:
+        if not await super().touch(session_id, ttl):
+            return False
+        expires = time.time() + ttl
+        self.store._write("UPDATE sessions SET expires = ? WHERE id = ?", expires, session_id)
+        return True
+
+    @durable
+    async def end(self, session_id: str) -> None:
+        await super().end(session_id)
+        self.store._write("DELETE FROM sessions WHERE id = ?", session_id)
 
 
 class SqliteRecords(Records):
