@@ -137,7 +137,7 @@ class RedisPresence(RedisRooms, Presence):
     async def close(self) -> None:
         await self.link.close()
 
-    @guard
+    @guard("ping")
     async def ping(self) -> bool:
         return bool(await self.redis.ping())
 

@@ -14,7 +14,7 @@ class RedisBus(NodeBus):
         self.link = link
         self.k = link.k
 
-    @guard
+    @guard("publish_node")
     async def publish(self, node_id: str, messages: list[str]) -> list[int]:
         channel = self.k("ch", "node", node_id)
         async with self.link.redis.pipeline(transaction=False) as p:
@@ -28,13 +28,13 @@ class RedisBus(NodeBus):
     async def heartbeat(self, node_id: str, ttl: float) -> None:
         await self.link.x("SET", self.k("node", node_id), "1", "PX", ms(ttl))
 
-    @guard
+    @guard("nodes_alive")
     async def alive(self, node_ids: list[str]) -> dict[str, bool]:
         if not node_ids:
             return {}
         found = await self.link.redis.mget([self.k("node", n) for n in node_ids])
         return {n: v is not None for n, v in zip(node_ids, found, strict=True)}
 
-    @guard
+    @guard("node_gone")
     async def gone(self, node_id: str) -> None:
         await self.link.redis.delete(self.k("node", node_id))

@@ -36,27 +36,31 @@ from server.settings import redacted
 T = TypeVar("T")
 
 
-def guard(fn: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
-    """Turn every Redis failure into :class:`PresenceError` (typed ``unavailable``);
-    report each call's time and failure to its link's ``observe`` (the calls that
-    use redis-py: a method of an object with a ``link``)."""
-    op = fn.__name__
+def guard(op: str) -> Callable[[Callable[..., Awaitable[T]]], Callable[..., Awaitable[T]]]:
+    """Turn every Redis failure of the decorated call into :class:`PresenceError`
+    (typed ``unavailable``); report its time and failure to its link's ``observe``
+    under ``op`` (the ``op`` label of ``arena_redis_seconds``: the names the store's
+    methods had before they became ports, so the metrics keep their labels). For the
+    calls that use redis-py: a method of an object with a ``link``."""
 
-    @functools.wraps(fn)
-    async def wrapper(self: Any, *args: Any, **kwargs: Any) -> T:
-        started = time.perf_counter()
-        try:
-            result = await fn(self, *args, **kwargs)
-        except PresenceError as exc:
-            self.link.observe(op, started, type(exc).__name__)
-            raise
-        except (RedisError, OSError, TimeoutError) as exc:
-            self.link.observe(op, started, type(exc).__name__)
-            raise PresenceError(f"redis: {type(exc).__name__}: {exc}") from exc
-        self.link.observe(op, started, None)
-        return result
+    def decorate(fn: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
+        @functools.wraps(fn)
+        async def wrapper(self: Any, *args: Any, **kwargs: Any) -> T:
+            started = time.perf_counter()
+            try:
+                result = await fn(self, *args, **kwargs)
+            except PresenceError as exc:
+                self.link.observe(op, started, type(exc).__name__)
+                raise
+            except (RedisError, OSError, TimeoutError) as exc:
+                self.link.observe(op, started, type(exc).__name__)
+                raise PresenceError(f"redis: {type(exc).__name__}: {exc}") from exc
+            self.link.observe(op, started, None)
+            return result
 
-    return wrapper
+        return wrapper
+
+    return decorate
 
 
 class RedisLink:

@@ -13,7 +13,7 @@ class RedisNames(Names):
         self.link = link
         self.key = link.k("names")
 
-    @guard
+    @guard("claim_name")
     async def claim(self, name: str, secret: str) -> bool:
         h = secret_hash(secret)
         async with self.link.redis.pipeline(transaction=True) as p:

@@ -21,7 +21,7 @@ class RedisQueues(Queues):
         self.link = link
         self.k = link.k
 
-    @guard
+    @guard("queue_add")
     async def add(self, queue: str, player: str, rating: float, data: JSON) -> None:
         n = await self.link.redis.incr(self.k("n"))
         async with self.link.redis.pipeline(transaction=True) as p:
@@ -29,7 +29,7 @@ class RedisQueues(Queues):
             p.hset(self.k("qd", queue), player, dumps({"rating": rating, "data": data}))
             await p.execute()
 
-    @guard
+    @guard("queue_cancel")
     async def cancel(self, queue: str, player: str) -> bool:
         async with self.link.redis.pipeline(transaction=True) as p:
             p.zrem(self.k("q", queue), player)
@@ -49,11 +49,11 @@ class RedisQueues(Queues):
                 out.append({"player": player, "rating": entry["rating"], "data": entry["data"]})
         return out
 
-    @guard
+    @guard("queue_list")
     async def waiting(self, queue: str) -> list[JSON]:
         return await self._entries(self.link.redis, queue)
 
-    @guard
+    @guard("queue_pop_pair")
     async def pop_pair(self, queue: str, max_gap: float | None = None) -> tuple[JSON, JSON] | None:
         q, qd = self.k("q", queue), self.k("qd", queue)
         async with self.link.redis.pipeline(transaction=True) as p:

@@ -21,7 +21,7 @@ class RedisRatings(Ratings):
         raw = await self.link.x("HGET", self.k("rating", game), player)
         return None if raw is None else json.loads(raw)
 
-    @guard
+    @guard("put_ratings")
     async def put(self, game: str, ratings: dict[str, JSON]) -> None:
         if not ratings:
             return
@@ -30,7 +30,7 @@ class RedisRatings(Ratings):
             p.zadd(self.k("board", game), {n: -float(r["rating"]) for n, r in ratings.items()})
             await p.execute()
 
-    @guard
+    @guard("leaderboard")
     async def leaderboard(self, game: str, limit: int = 50) -> list[JSON]:
         if limit <= 0:
             return []

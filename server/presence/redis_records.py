@@ -27,7 +27,7 @@ class RedisRecords(Records):
         raw = await self.link.x("GET", self.k("rec", game_id))
         return None if raw is None else json.loads(raw)
 
-    @guard
+    @guard("list_records")
     async def latest(
         self, limit: int = 50, player: str | None = None, game: str | None = None
     ) -> list[JSON]:

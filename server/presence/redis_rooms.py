@@ -21,7 +21,7 @@ class RedisRooms:
     _log_keys_of: dict[str, list[str]]
 
     # -- rooms ------------------------------------------------------------------
-    @guard
+    @guard("put_room")
     async def put_room(self, room_id: str, meta: JSON) -> None:
         invite = meta.get("invite")
         if not (isinstance(invite, str) and invite):
@@ -32,7 +32,7 @@ class RedisRooms:
             p.set(self.k("invite", invite), room_id)
             await p.execute()
 
-    @guard
+    @guard("find_invite")
     async def find_invite(self, code: str) -> str | None:
         """The room a private room's invite code opens (any node's)."""
         return await self.redis.get(self.k("invite", code))
@@ -67,7 +67,7 @@ class RedisRooms:
     async def renew_room(self, room_id: str, node_id: str, ttl: float) -> bool:
         return bool(await self._lua(self._renew, [self.k("lease", room_id)], node_id, ms(ttl)))
 
-    @guard
+    @guard("renew_rooms")
     async def renew_rooms(self, room_ids: list[str], node_id: str, ttl: float) -> list[str]:
         """One script per 1,000 rooms, concurrently, on pooled connections of their own
         (not queued behind the batcher's commands)."""
@@ -84,7 +84,7 @@ class RedisRooms:
     async def room_owner(self, room_id: str) -> str | None:
         return await self._x("GET", self.k("lease", room_id))
 
-    @guard
+    @guard("room_owners")
     async def room_owners(self, room_ids: list[str]) -> dict[str, str | None]:
         """The owners of several rooms in one round trip (for lease sweeps)."""
         if not room_ids:

@@ -21,7 +21,7 @@ class RedisSessions(Sessions):
         self._update_many = Lua(UPDATE_SESSIONS)
         self._touch = Lua(TOUCH_SESSION)
 
-    @guard
+    @guard("create_session")
     async def create(self, session_id: str, token: str, data: JSON, ttl: float) -> None:
         h = secret_hash(token)
         skey, tkey = self.k("sess", session_id), self.k("tok", h)
@@ -50,7 +50,7 @@ class RedisSessions(Sessions):
         keys = [self.k("sess", session_id)]
         return bool(await self.link.lua(self._touch, keys, ms(ttl), self.k("tok", "")))
 
-    @guard
+    @guard("resume_session")
     async def resume(self, token: str) -> tuple[str, JSON] | None:
         h = secret_hash(token)
         session_id = await self.link.redis.get(self.k("tok", h))
@@ -62,7 +62,7 @@ class RedisSessions(Sessions):
             return None
         return session_id, json.loads(raw)
 
-    @guard
+    @guard("end_session")
     async def end(self, session_id: str) -> None:
         skey = self.k("sess", session_id)
         h = await self.link.redis.hget(skey, "t")
