@@ -16,8 +16,8 @@ one node and across nodes). In short:
   every event is appended to the room's log in
   presence, which gives it its ``seq``, before anyone is sent it.
 - :mod:`server.presence`: everything shared, one object composed of small ports
-  (names, queues, ratings, records, node bus; sessions, lobby, rooms and the room
-  log on the store itself) in memory, SQLite or Redis (several nodes), pinned by
+  (sessions, names, queues, ratings, records, node bus; the lobby, rooms and the
+  room log on the store itself) in memory, SQLite or Redis (several nodes), pinned by
   ``tests/test_presence_contract.py``.
 - :mod:`server.ratings` (Glicko-2), :mod:`server.records` (records in presence
   and as JSON files under ``--data-dir``), :mod:`server.metrics`,
