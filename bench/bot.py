@@ -237,6 +237,8 @@ async def bench(games: int, concurrency: int, opponent_ms: int) -> dict[str, flo
         [
             *(sys.executable, "-m", "clients.cli", "bot", "--url", url, "--name", "opponent"),
             *("--engine", opponent_engine, "--quick-match", "collapsi"),
+            # its engine's wait is no misbehaviour (untimed games: 30 s a move by default)
+            *("--untimed-move-s", str(opponent_ms / 1000 + 30)),
             *("--games", str(games), "--concurrency", str(concurrency)),
         ],
         cwd=ROOT,
@@ -258,9 +260,26 @@ async def bench(games: int, concurrency: int, opponent_ms: int) -> dict[str, flo
     )
     runner.client = TimedClient(url, keep_events=False, patient=True)
     began, cpu_began = time.monotonic(), time.process_time()
+
+    async def opponent_gone() -> None:  # then no game would ever come: stop
+        while opponent.poll() is None:
+            await asyncio.sleep(1)
+        await asyncio.sleep(30)  # (its last games' ends reach the runner meanwhile)
+        raise SystemExit(f"the opponent runner exited ({opponent.returncode}) too soon")
+
+    watchdog = asyncio.create_task(opponent_gone())
     try:
-        code = await asyncio.wait_for(runner.run(), 1200)
+        play = asyncio.create_task(runner.run())
+        await asyncio.wait([play, watchdog], timeout=1200, return_when=asyncio.FIRST_COMPLETED)
+        if not play.done():
+            play.cancel()
+            await asyncio.gather(play, return_exceptions=True)
+            if watchdog.done():
+                watchdog.result()  # raises its SystemExit
+            raise SystemExit("the measured runner did not finish in 1200 s")
+        code = play.result()
     finally:
+        watchdog.cancel()
         opponent.kill()
         opponent.wait(10)
         server.terminate()
@@ -305,7 +324,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--concurrency", type=int, default=100)
-    parser.add_argument("--opponent-ms", type=int, default=30000)
+    parser.add_argument("--opponent-ms", type=int, default=15000)
     parser.add_argument("--slow-engine", type=int, metavar="MS", help=argparse.SUPPRESS)
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument("-v", action="store_true", help="show the runner's output")
