@@ -31,7 +31,7 @@ from server.catch_up import CatchUpStream
 from server.challenges import Challenges
 from server.cluster import Cluster
 from server.config import Config
-from server.connection import Connection, WriteBatches
+from server.connection import Connection
 from server.deal_pool import DealPool
 from server.host import Handler
 from server.keepalive import Keepalive
@@ -53,6 +53,7 @@ from server.tournaments.director import Director
 from server.tournaments.handlers import Tournaments
 from server.tournaments.store import open_store
 from server.web import WebPage
+from server.write_batches import WriteBatches
 
 __all__ = ["Arena", "Config", "Session", "running"]
 

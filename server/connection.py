@@ -15,8 +15,6 @@ import asyncio
 import contextlib
 import itertools
 import time
-from collections import deque
-from collections.abc import Callable
 from typing import Any
 
 import structlog
@@ -36,75 +34,13 @@ from server.host import Host
 from server.login_throttle import peer_address
 from server.ratelimit import TokenBucket
 from server.tasks import checkpoint
+from server.write_batches import WriteBatches
 
 #: frames one connection handles before letting the others run (a burst arrives at once)
 FAIR_SHARE = 8
 
 log = structlog.get_logger("arena.conn")
 _ids = itertools.count(1)
-
-
-class WriteBatches:
-    """Connections holding frames of this loop step, written together at the next.
-
-    One ``call_soon`` per step for all connections, not one per frame or connection.
-    Output commit: while the store has changes not yet on disk (its ``barrier``, SQLite
-    only), frames wait, in order, until the changes made before them are on disk; if
-    the disk failed, they are dropped and their connections closed (1011).
-    """
-
-    def __init__(self, barrier: Callable[[], asyncio.Future[None] | None] = lambda: None):
-        self._pending: list[Connection] = []
-        self._barrier = barrier
-        #: frames waiting for the disk, oldest first: (the batch they wait for, frames)
-        self._held: deque[tuple[asyncio.Future[None], list[tuple[Connection, list[Any]]]]]
-        self._held = deque()
-
-    def add(self, conn: Connection) -> None:
-        if not self._pending:
-            asyncio.get_running_loop().call_soon(self.flush)
-        self._pending.append(conn)
-
-    def flush(self) -> None:
-        pending, self._pending = self._pending, []
-        self.write([(conn, frames) for conn in pending if (frames := conn.take_batch())])
-
-    def hold(self) -> asyncio.Future[None] | None:
-        """What frames made now wait for (None: nothing, they may go at once)."""
-        barrier = self._barrier()
-        if barrier is None and self._held:
-            return self._held[-1][0]
-        return barrier
-
-    def write(self, group: list[tuple[Connection, list[Any]]]) -> None:
-        """Write each connection's frames, now or once what they wait for is on disk."""
-        if not group:
-            return
-        wait = self.hold()
-        if wait is None:
-            _write_group(group, failed=False)
-            return
-        if not self._held or self._held[-1][0] is not wait:
-            wait.add_done_callback(self.release)
-        self._held.append((wait, group))
-
-    def release(self, _done: object = None) -> None:
-        """Write the held frames whose batches are on disk (in order; idempotent)."""
-        held = self._held
-        while held and held[0][0].done():
-            wait, group = held.popleft()
-            _write_group(group, failed=wait.cancelled() or wait.exception() is not None)
-
-
-def _write_group(group: list[tuple[Connection, list[Any]]], failed: bool) -> None:
-    for conn, frames in group:
-        if failed:  # these frames tell of changes the disk did not keep
-            conn.close(CloseCode.INTERNAL_ERROR, "storage failed", abort=True)
-            continue
-        try:
-            conn.write_frames(frames)
-        except Exception:  # one broken socket must not keep the others' frames back
-            conn.log.exception("write_failed")
 
 
 class Connection:

@@ -1,7 +1,7 @@
 """Output commit on the SQLite store: nobody hears of a change the disk did not keep.
 
 A change returns at once and the frames that tell of it wait for its batch's commit
-(server.connection.WriteBatches). Here the disk fills up mid-game (the database may
+(server.write_batches.WriteBatches). Here the disk fills up mid-game (the database may
 not grow by a page more: SQLite's ``max_page_count``, which fails a write with
 ``SQLITE_FULL`` as a full disk does): the event whose commit failed must reach no
 client, its members are disconnected (1011), and every event a client did get is
