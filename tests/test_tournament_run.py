@@ -169,8 +169,10 @@ def test_ctrl_c_stops_after_the_game_in_hand_and_resume_finishes_the_run(
     # yields between games, where Ctrl-C must still reach it)
     args = [
         "--level", "random", "--engine", "name=mcts,level=mcts,iterations=150",
-        "--deals", "20", "--seed", "8", "--json", "--quiet",
+        "--deals", "60", "--seed", "8", "--json", "--quiet",
     ]  # fmt: skip
+    # (60 deals: the run lasts seconds after the 6th game, so a busy machine's late look
+    # at the records still finds it running)
     whole = tournament(tmp_path / "whole", *args)
     out = tmp_path / "cut"
     proc = run_until(out, args, 6, stderr=subprocess.PIPE)

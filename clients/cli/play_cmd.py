@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import signal
 import sys
 import threading
 from typing import Any
@@ -144,6 +145,9 @@ class Lines:
         loop = asyncio.get_running_loop()
 
         def read() -> None:
+            # Ctrl-C must reach the main thread: a SIGINT the kernel gave this thread
+            # (blocked in read) would not wake the event loop until its next timer
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
             for line in sys.stdin:
                 loop.call_soon_threadsafe(self.queue.put_nowait, line)
             loop.call_soon_threadsafe(self.queue.put_nowait, None)
