@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import signal
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from typing import Any
@@ -19,6 +20,13 @@ import pytest
 from redis_server import presence, redis_prefix, redis_server, redis_url  # noqa: F401 - fixtures
 
 from protocol.tokens import weak_token
+
+# A suite started in the background by a non-interactive shell (`.ci/run &`) has SIGINT
+# ignored, and every program it starts would inherit that (an ignored signal stays
+# ignored across exec): the tests that press Ctrl-C on `arena play` or `arena tournament
+# run` would see it do nothing. A handler here is reset to the default in each child.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 class ArenaHarness:
