@@ -62,7 +62,7 @@ def test_strong_plays_a_winning_move_in_won_5x5_positions() -> None:
 
 def test_strong_searches_where_the_solver_does_not_apply() -> None:
     for setup in (
-        {"variant": "big-board", "players": 3},
+        {"variant": "big-board+shifting", "players": 3},
         {"variant": "shifting"},
         {"variant": "custom", "options": {"preset": "6x6-2p"}},
     ):
@@ -82,11 +82,19 @@ def test_strong_is_deterministic_under_an_iteration_budget() -> None:
 
 
 def test_strong_more_positions_search_deeper() -> None:
-    game = new_game("collapsi", variant="big-board", players=4, seed=2)
+    game = new_game("collapsi", variant="big-board+shifting", players=4, seed=2)
     shallow, deep = StrongPlayer(iterations=5), StrongPlayer(iterations=5000)
     shallow.choose(game)
     deep.choose(game)
     assert shallow.last_depth == 1 < deep.last_depth
+
+
+def test_strong_plays_big_board_with_3_and_4_players_by_playouts() -> None:
+    for players in (3, 4):
+        game = new_game("collapsi", variant="big-board", players=players, seed=1)
+        bot = StrongPlayer(seed=0, iterations=300)
+        assert bot.choose(game) in game.legal_moves()
+        assert bot.last_source == "mcts"
 
 
 @pytest.mark.parametrize("game_name", ["collapsi", "collecto"])

@@ -11,11 +11,13 @@ game's notation and leaves ``game`` unchanged. Levels, weakest first, are in
   starts; the solo solver for puzzles; MCTS for 3-4 players, Shifting Board,
   and wherever a solver runs out of budget), ``strong`` (every board: one
   solver kept for the game, exact where it finishes within its budget, 5x5
-  from the first move; elsewhere alpha-beta on mobility, paranoid for 3-4
-  players, with solved endgames; see :mod:`engine.ai.strong`).
+  from the first move; Big Board with 3-4 players: fast max-n UCT whose
+  playouts punish a stuck next seat; elsewhere alpha-beta on mobility (max-n
+  for 3-4 players) with solved endgames; see :mod:`engine.ai.strong`).
 - Collecto: ``random``, ``greedy`` (most points, then balls, now), ``search``
-  (iterative-deepening alpha-beta), ``strong`` (the same search with a bigger
-  budget and no depth cap, so it plays the end exactly).
+  (iterative-deepening alpha-beta on points so far), ``strong`` (the same
+  search on expected points, with a bigger budget and no depth cap, so it
+  plays the end exactly).
 
 Players are deterministic given their seed and the position (see
 :mod:`engine.ai.player`); ``strong`` given its seed and the game's moves so far

@@ -8,15 +8,21 @@ elsewhere, on every board (issue 20).
   there is one (exact play; on 5x5 from the first move). Unsolved or lost:
   the search below, whose leaves with few face-up cards are solved exactly
   by the same solver (solver-backed endgames).
-- Everything else (Big Board with 3-4 players, Shifting Board, Player's
-  Choice starts, 6x6 openings): an iterative-deepening search on an
+- 3-4 players on fixed cards (Big Board): max-n UCT on a bare bitmask state
+  with playouts that punish a next seat left without a move
+  (:mod:`engine.ai.multi`); ``iterations`` counts its playouts. A share
+  depends only on who is stuck first (ruling 3), which playouts estimate
+  directly: this beat max-n search on a mobility evaluation, which was only
+  even with MCTS(300) (bench/README.md, "Every board").
+- Everything else (Shifting Board, Player's Choice starts, 6x6 openings, the
+  ``elimination`` house rule): an iterative-deepening search on an
   evaluation of mobility (a player's legal destinations minus the
   opponents' mean) and, at the end, the finishing order of ruling 3:
   alpha-beta with two players, max-n with 3-4 (each player takes the move
   best for itself).
 - Solo puzzles: the solo solver (as the ``perfect`` level).
 
-``iterations`` caps the search positions per move and the solver has a fixed
+``iterations`` caps the search positions (or playouts) per move and the solver has a fixed
 position budget per move, so a game is reproducible move for move under an
 iteration budget; ``budget_ms`` is CPU time (:mod:`engine.clock`). Unlike the
 other levels this player keeps its solver between moves of one game, so the
@@ -29,6 +35,7 @@ from __future__ import annotations
 import math
 import random
 
+from engine.ai import multi
 from engine.ai.collapsi import PerfectPlayer, _check, notation, rewards
 from engine.ai.player import Player
 from engine.base import Game
@@ -38,6 +45,8 @@ from engine.collapsi.solver import Solver, SolverBudgetExceeded
 
 #: search positions per move without an iteration or time budget
 DEFAULT_NODES = 20_000
+#: playouts per move with 3-4 players without an iteration or time budget
+DEFAULT_PLAYOUTS = 5_000
 #: new solver positions per move (deterministic; about 1-3 s of CPU time)
 SOLVER_NODES = 2_500_000
 #: the root is handed to the solver when this few cards are face up (5x5 from the start)
@@ -73,7 +82,7 @@ class StrongPlayer(Player):
         self.solver_nodes = solver_nodes
         self._solver: Solver | None = None
         self._solver_key: tuple = ()
-        #: how the last move was chosen: "solver", "search" or "solo" (tests, logs)
+        #: how the last move was chosen: "solver", "mcts", "search" or "solo" (tests, logs)
         self.last_source = ""
         #: depth of the last completed search iteration
         self.last_depth = 0
@@ -134,6 +143,13 @@ class StrongPlayer(Player):
             if won:
                 self.last_source = "solver"
                 return str(rng.choice(sorted(won)))
+        elif multi.applies(g):
+            self.last_source = "mcts"
+            playouts = self.iterations
+            if playouts is None:
+                playouts = DEFAULT_PLAYOUTS if deadline == math.inf else 1 << 62
+            move, _stats = multi.search(g, rng, playouts, deadline)
+            return str(move)
         self.last_source = "search"
         return notation(self._search(g, rng, deadline))
 
