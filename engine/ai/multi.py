@@ -29,7 +29,7 @@ import math
 import random
 
 from engine.clock import cpu_now
-from engine.collapsi.game import OUT, CollapsiGame
+from engine.collapsi.game import OUT, CollapsiGame, open_destinations
 
 #: exploration constant for rewards in [0, 1]
 EXPLORATION = 0.7
@@ -88,15 +88,7 @@ class _Search:
 
     def moves(self, collapsed: int, occupied: int, cell: int) -> list[int]:
         others = occupied ^ (1 << cell)
-        out = []
-        for d, dbit, masks in self.tables[self.cards[cell]][cell]:
-            if dbit & others:
-                continue
-            for m in masks:
-                if not m & collapsed:
-                    out.append(d)
-                    break
-        return out
+        return open_destinations(self.tables[self.cards[cell]][cell], collapsed, others)
 
     def can_move(self, collapsed: int, occupied: int, cell: int) -> bool:
         others = occupied ^ (1 << cell)

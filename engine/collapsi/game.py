@@ -64,6 +64,20 @@ def _set_bits(mask: int) -> list[int]:
     return out
 
 
+def open_destinations(table: Table, collapsed: int, others: int) -> list[int]:
+    """The destinations of one cell's step table (ruling 2) that some walk reaches past
+    no collapsed card and that no other pawn (``others``) stands on."""
+    out = []
+    for d, dbit, masks in table:
+        if dbit & others:
+            continue
+        for m in masks:
+            if not m & collapsed:
+                out.append(d)
+                break
+    return out
+
+
 #: cell numbers as text, made once (views and histories name cells on every move)
 _CELL_TEXT = tuple(str(c) for c in range(12 * 12))
 
@@ -588,15 +602,7 @@ class CollapsiGame(Game):
         collapsed = self._collapsed
         if cell >= 0 and not self._solo:  # the common case, kept fast
             others = self._occupied ^ (1 << cell)
-            out = []
-            for d, dbit, masks in self._tables[self._cards[cell]][cell]:
-                if dbit & others:
-                    continue
-                for m in masks:
-                    if not m & collapsed:
-                        out.append(d)
-                        break
-            return out
+            return open_destinations(self._tables[self._cards[cell]][cell], collapsed, others)
         if cell == UNPLACED:
             free = collapsed | self._occupied
             return [c for c in range(self._board.cells) if not free >> c & 1]
