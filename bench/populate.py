@@ -86,8 +86,8 @@ async def populate(data_dir: Path, records: int, games: int) -> None:
         await src.start()
         try:
             (room_id,) = await src.room_ids()
-            meta = await src.get_room(room_id)
-            events = await src.read_events(room_id)
+            meta = await src.rooms.get(room_id)
+            events = await src.rooms.read_events(room_id)
             sessions = dict(await src.live_sessions())
             (record_entry,) = await src.records.latest()
         finally:
@@ -103,7 +103,7 @@ async def populate(data_dir: Path, records: int, games: int) -> None:
             new_room = f"r{i:05d}{secrets.token_hex(2)}"
             names = {room_id: new_room, "ann": f"ann{i}", "bob": f"bob{i}"}
             names.update({sid: f"s{secrets.token_hex(8)}" for sid in sessions})
-            writes.append(dst.put_room(new_room, _renamed(meta, names)))
+            writes.append(dst.rooms.put(new_room, _renamed(meta, names)))
             for sid, data in sessions.items():
                 data = {**_renamed(data, names), "rooms": [new_room]}
                 token = secrets.token_urlsafe(24)

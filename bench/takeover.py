@@ -138,7 +138,7 @@ async def trial(redis_url: str, ttl: float, index: int) -> dict[str, float]:
         owner_s = None
         move_task = asyncio.create_task(retry(lambda: bob.move(room, legal[0])))
         while owner_s is None:
-            owner = await presence.room_owner(room)
+            owner = await presence.leases.owner(room)
             if owner not in (None, "a"):
                 owner_s = time.monotonic() - t0
             else:

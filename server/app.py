@@ -165,7 +165,7 @@ class Arena:
         for room in list(self.rooms.values()):
             await room.stop()
             with contextlib.suppress(Exception):
-                await self.presence.release_room(room.id, self.node)
+                await self.presence.leases.release(room.id, self.node)
         await self.records.flush()
         if self._background:
             await asyncio.wait(list(self._background), timeout=5)

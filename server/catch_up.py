@@ -18,7 +18,7 @@ from typing import Any
 from protocol.limits import MAX_EVENTS
 from protocol.outgoing import Outgoing
 
-#: reads a room's log: (room, after_seq, limit) -> events (Presence.read_events)
+#: reads a room's log: (room, after_seq, limit) -> events (presence.rooms.read_events)
 ReadEvents = Callable[..., Awaitable[list[dict[str, Any]]]]
 
 

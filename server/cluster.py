@@ -186,7 +186,7 @@ class Cluster(ForwardedCalls, NodeInbox, Sweeps):
         return True
 
     async def find_invite(self, invite: str) -> str | None:
-        return await self.presence.find_invite(invite)
+        return await self.presence.rooms.find_invite(invite)
 
     def members_meta(self, room: Room) -> dict[str, Any]:
         return room_meta(room, self.node)
@@ -202,15 +202,15 @@ class Cluster(ForwardedCalls, NodeInbox, Sweeps):
         local = self.arena.rooms.get(room_id)
         if local is not None and not local.closed:
             return local
-        meta = await self.presence.get_room(room_id)
+        meta = await self.presence.rooms.get(room_id)
         if meta is None:
             return None
-        owner = await self.presence.room_owner(room_id)
+        owner = await self.presence.leases.owner(room_id)
         if owner is None or owner == self.node:
             room = await self.take_over(room_id)
             if room is not None:
                 return room
-            owner = await self.presence.room_owner(room_id)
+            owner = await self.presence.leases.owner(room_id)
             if owner is None or owner == self.node:
                 raise PresenceError(f"room {room_id} is being taken over")
         if self.remote.get(room_id) != owner:  # new to us, or moved: our members follow it
@@ -256,10 +256,10 @@ class Cluster(ForwardedCalls, NodeInbox, Sweeps):
             if existing is not None and not existing.closed:
                 return existing
             t0 = time.monotonic()
-            if not await self.presence.acquire_room(room_id, self.node, self.ttl):
+            if not await self.presence.leases.acquire(room_id, self.node, self.ttl):
                 return None
-            meta = await self.presence.get_room(room_id)
-            events = await self.presence.read_events(room_id) if meta is not None else []
+            meta = await self.presence.rooms.get(room_id)
+            events = await self.presence.rooms.read_events(room_id) if meta is not None else []
             if meta is None or (events and events[-1]["type"] == "room_closed"):
                 await self._forget_dead_room(room_id)
                 return None
@@ -316,8 +316,8 @@ class Cluster(ForwardedCalls, NodeInbox, Sweeps):
 
     async def _forget_dead_room(self, room_id: str) -> None:
         with contextlib.suppress(PresenceError):
-            await self.presence.release_room(room_id, self.node)
-            await self.presence.lobby_remove(room_id)
+            await self.presence.leases.release(room_id, self.node)
+            await self.presence.lobby.remove(room_id)
         self.remote.pop(room_id, None)
         for s in self.arena.sessions.values():
             if room_id in s.rooms:
@@ -328,7 +328,7 @@ class Cluster(ForwardedCalls, NodeInbox, Sweeps):
         the log moved past our copy (another node owned the room meanwhile), the answer
         is ``unavailable`` and the copy is retired, so the retry meets the room as logged."""
         try:
-            last = await self.presence.last_seq(room.id)
+            last = await self.presence.rooms.last_seq(room.id)
         except PresenceError:
             return exc
         if last <= room.seq:

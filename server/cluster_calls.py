@@ -76,7 +76,7 @@ class ForwardedCalls:
                     async with asyncio.timeout(min(left, 0.25)):
                         return await asyncio.shield(fut)
                 except TimeoutError:
-                    if await self.presence.room_owner(room.id) != room.owner:
+                    if await self.presence.leases.owner(room.id) != room.owner:
                         raise Moved() from None
         except Moved:
             if not retry:
@@ -118,7 +118,7 @@ class ForwardedCalls:
         origin, rid, room_id = msg.origin, msg.id, msg.room
         room = None
         with contextlib.suppress(PresenceError):
-            if await self.presence.room_owner(room_id) in (None, self.node):
+            if await self.presence.leases.owner(room_id) in (None, self.node):
                 room = await self.take_over(room_id)
         if room is None:
             if rid is not None:

@@ -143,7 +143,7 @@ class NodeInbox:
         not the owner changed (a node that takes its own room back after a failed append
         may have logged events it never sent)."""
         try:
-            if await self.presence.room_owner(room_id) != owner:
+            if await self.presence.leases.owner(room_id) != owner:
                 return  # it moved on again: the sweep follows it
         except PresenceError:
             return  # the sweep follows it when the store is back

@@ -49,14 +49,14 @@ class Sweeps:
             if r not in self.arena.rooms
         }
         if lobby:
-            for entry in await self.presence.lobby_list():
+            for entry in await self.presence.lobby.entries():
                 rid = entry.get("room")
                 if rid and rid not in self.arena.rooms:
                     interest.add(rid)
         await self._check_member_nodes()
         if lobby:
             self._prune(interest)
-        owners = await self.presence.room_owners(sorted(interest))
+        owners = await self.presence.leases.owners(sorted(interest))
         for room_id, owner in owners.items():
             if owner is None or owner == self.node:  # ownerless, or ours but retired here
                 self.arena.spawn(self._try_take_over(room_id))
@@ -109,7 +109,7 @@ class Sweeps:
         try:
             room = await self.take_over(room_id)
             if room is None:
-                owner = await self.presence.room_owner(room_id)
+                owner = await self.presence.leases.owner(room_id)
                 if owner is not None and owner != self.node and self.remote.get(room_id) != owner:
                     self._attach(room_id, owner)
         except PresenceError as exc:

@@ -29,7 +29,7 @@ class Lobby:
         }
 
     async def public_rooms(self, game: str | None) -> list[dict[str, Any]]:
-        rooms = await self.arena.presence.lobby_list()
+        rooms = await self.arena.presence.lobby.entries()
         rooms = [r for r in rooms if game is None or r.get("game") == game]
         rooms.sort(key=lambda r: r.get("created_at") or 0, reverse=True)
         return rooms
@@ -67,7 +67,7 @@ class Lobby:
 
     async def _fanout_once(self) -> None:
         known: set[str] = set()
-        async with await self.arena.presence.subscribe_lobby() as sub:
+        async with await self.arena.presence.lobby.subscribe() as sub:
             # (Re)subscribed: events may have been lost in between (a subscriber that fell
             # too far behind is dropped), so every subscriber gets the lobby as it is now.
             rooms = await self.public_rooms(None)

@@ -42,7 +42,7 @@ class RoomRegistry:
         if room.settings.invite:
             self.arena.invites.pop(room.settings.invite, None)
         self.arena.metrics.rooms.set(len(self.arena.rooms))
-        await self.arena.presence.drop_closed_room(room.id, self.arena.node)
+        await self.arena.presence.rooms.drop_closed(room.id)
 
     async def find_or_none(self, room_id: str) -> RoomHandle | None:
         """This node's room, or (several nodes) a stand-in for the room on its owner."""
@@ -141,7 +141,7 @@ class RoomRegistry:
             quick=quick,
         )
         meta = {**settings.to_dict(), "node": self.arena.node}
-        if not await self.arena.presence.open_room(
+        if not await self.arena.presence.rooms.open(
             room_id, self.arena.node, self.arena.config.lease_ttl, meta
         ):
             raise ProtocolError(ErrorCode.INTERNAL, "room id collision")
@@ -180,7 +180,7 @@ class RoomRegistry:
         """Renew every room's lease; retire those whose lease went (PresenceError: none)."""
         rooms = dict(self.arena.rooms)
         t0 = time.monotonic()
-        lost = await self.arena.presence.renew_rooms(
+        lost = await self.arena.presence.leases.renew(
             list(rooms), self.arena.node, self.arena.config.lease_ttl
         )
         took = time.monotonic() - t0

@@ -101,7 +101,7 @@ class RoomLog:
         if not MEMBERSHIP_EVENTS.isdisjoint(types):
             meta = self._members_meta()  # the members as they are after the last one
         owner = self.arena.cluster.owner
-        await self.arena.presence.append(self.id, logged, first, owner, meta, summary)
+        await self.arena.presence.rooms.append(self.id, logged, first, owner, meta, summary)
         if meta is not None:
             self._saved_meta = meta
 
@@ -117,7 +117,7 @@ class RoomLog:
         """Several nodes: keep the members' sessions in presence, so a takeover knows them."""
         meta = self._members_meta()
         if meta is not None:
-            await self.arena.presence.put_room(self.id, meta)
+            await self.arena.presence.rooms.put(self.id, meta)
             self._saved_meta = meta
 
     def _members_meta(self) -> dict[str, Any] | None:
@@ -137,14 +137,14 @@ class RoomLog:
         if since_seq is None or since_seq > self.state.seq:
             await self.send_state(session, re)
             return False
-        first = await self.arena.presence.read_events(self.id, after_seq=since_seq, limit=1)
+        first = await self.arena.presence.rooms.read_events(self.id, after_seq=since_seq, limit=1)
         if first and first[0]["seq"] != since_seq + 1:
             await self.send_state(session, re)  # the log no longer reaches back that far
             return False
         # The pages are read and sent by the asker's connection, outside this worker,
         # while this room goes on (server.catch_up); its live events queue behind them.
         stream = CatchUpStream(
-            self.id, since_seq, self.state.seq, re, self.arena.presence.read_events, _no_note
+            self.id, since_seq, self.state.seq, re, self.arena.presence.rooms.read_events, _no_note
         )
         if self.arena.stream_catch_up(session, stream):
             return True

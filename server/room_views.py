@@ -88,7 +88,7 @@ class RoomViews:
         self.announce_spectators()  # (server.room_spectators: members see the count live)
         summary = self._lobby_summary()
         if summary is not None:
-            await self.arena.presence.lobby_upsert(self.id, summary)
+            await self.arena.presence.lobby.upsert(self.id, summary)
 
     def _lobby_summary(self) -> dict[str, Any] | None:
         """The room's lobby entry as it is now; None if the room has none (private, closed)."""

@@ -96,7 +96,7 @@ async def check_rooms_restore(arena: Any) -> None:
             continue
         try:
             await asyncio.wait_for(room.ask(idle), 5)  # its queued work done
-            logged = await arena.presence.read_events(room.id)
+            logged = await arena.presence.rooms.read_events(room.id)
         except (PresenceError, ProtocolError, TimeoutError):
             continue  # a store cut by the test, a room closed meanwhile
         if room.closed or not logged or logged[0]["seq"] != 1 or logged[-1]["seq"] != room.seq:

@@ -1,5 +1,5 @@
 """The append shapes the presence tests were written in, on the one append
-(:meth:`server.presence.base.Presence.append`): the store has no other, so the tests
+(:meth:`server.presence.rooms.Rooms.append`): the store has no other, so the tests
 exercise the real thing. ``expected_seq=None`` appends at the log's next seq, as a
 writer that does not number its events would: it reads the last seq and tries,
 again at the next seq a conflict names (another writer got there first)."""
@@ -25,11 +25,11 @@ async def append_packed(
 ) -> int:
     """One event (with its packed bytes, or ``b""``) at ``expected_seq`` or the next."""
     if expected_seq is not None:
-        return await p.append(room_id, [(event, packed)], expected_seq, owner, lobby=lobby)
-    seq = await p.last_seq(room_id) + 1
+        return await p.rooms.append(room_id, [(event, packed)], expected_seq, owner, lobby=lobby)
+    seq = await p.rooms.last_seq(room_id) + 1
     for _ in range(TRIES):
         try:
-            return await p.append(room_id, [(event, packed)], seq, owner, lobby=lobby)
+            return await p.rooms.append(room_id, [(event, packed)], seq, owner, lobby=lobby)
         except SeqConflict as exc:
             seq = exc.next_seq
     raise AssertionError(f"no append to {room_id} in {TRIES} tries")
@@ -53,4 +53,4 @@ async def append_packed_saving_room(
     lobby: JSON | None = None,
 ) -> int:
     """One event with the room's settings and members saved."""
-    return await p.append(room_id, [(event, packed)], expected_seq, owner, meta, lobby)
+    return await p.rooms.append(room_id, [(event, packed)], expected_seq, owner, meta, lobby)

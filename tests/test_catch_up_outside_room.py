@@ -22,7 +22,7 @@ async def test_a_long_catch_up_does_not_hold_up_the_rooms_moves(arena: Any) -> N
     room, (ann, bob), started = await start_game(arena)
     for i in range(MAX_EVENTS + 20):  # more than one page
         await ann.chat(room, f"line {i}")
-    store = server.presence
+    store = server.presence.rooms
     real_read = store.read_events
     gate, waiting = asyncio.Event(), asyncio.Event()
 

@@ -55,6 +55,6 @@ async def test_a_node_shutting_down_does_not_take_back_a_room_it_released(
     room = (await ann.create_room("collapsi", seat=0)).room
     node.stopping = True  # Arena.shutdown's first step, then for each room:
     await node.rooms[room].stop()
-    await node.presence.release_room(room, "ca")
+    await node.presence.leases.release(room, "ca")
     assert await node.cluster.take_over(room) is None
-    assert await node.presence.room_owner(room) is None
+    assert await node.presence.leases.owner(room) is None

@@ -82,7 +82,7 @@ async def wait_owner(presence: RedisPresence, room: str, not_: str, timeout: flo
     """Wait until someone other than ``not_`` owns ``room``."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        owner = await presence.room_owner(room)
+        owner = await presence.leases.owner(room)
         if owner is not None and owner != not_:
             return owner
         await asyncio.sleep(0.05)
@@ -159,7 +159,7 @@ async def test_players_on_two_nodes_spectator_on_a_third_and_owner_killed(
             state = await ann.create_room("collapsi", seat=0, time_control=tc)
             room = state.room
             assert room in [r.room for r in await bob.list_rooms()]
-            assert await presence.room_owner(room) == "n1"
+            assert await presence.leases.owner(room) == "n1"
             await bob.join(room)
             await bob.take_seat(room, 1)
             await cat.watch(room)
@@ -200,7 +200,7 @@ async def test_players_on_two_nodes_spectator_on_a_third_and_owner_killed(
             assert await play(seats, room, acked, 200)
 
             over = await cat.next(type="game_over", room=room)
-            events = await presence.read_events(room)
+            events = await presence.rooms.read_events(room)
             assert moves_in_log(events) == acked  # every acknowledged move, in order
             assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
             record = await bob.get_record(over.record)
@@ -249,7 +249,7 @@ async def test_redis_stopped_and_restarted_during_play() -> None:
 
                 server.start()  # the AOF brings back every event
                 assert await play(seats, room, acked, 200)
-                events = await presence.read_events(room)
+                events = await presence.rooms.read_events(room)
                 assert moves_in_log(events) == acked
                 for c in (ann, bob):
                     assert [e.move for e in c.events(room) if e.type == "move_made"] == acked
@@ -320,12 +320,12 @@ async def test_a_node_shut_down_cleanly_hands_its_rooms_over_at_once(
             bye = await ann.next(type="goodbye", timeout=10)
             assert bye.reason == "shutdown"
             assert await asyncio.wait_for(g1.proc.wait(), 30) == 0, g1.lines[-5:]
-            assert await presence.room_owner(room) in (None, "g2")  # released, not lapsed
+            assert await presence.leases.owner(room) in (None, "g2")  # released, not lapsed
             ann.url = g2.url
             await retry(ann.reconnect)
             assert await play(seats, room, acked, 200)
-            assert await presence.room_owner(room) in ("g2", None)
-            assert moves_in_log(await presence.read_events(room)) == acked
+            assert await presence.leases.owner(room) in ("g2", None)
+            assert moves_in_log(await presence.rooms.read_events(room)) == acked
         finally:
             for c in (ann, bob):
                 await c.close()

@@ -269,7 +269,7 @@ async def test_games_through_the_balancer_survive_a_node_killed(tmp_path: Path) 
             acked: dict[str, list[str]] = {room: [] for room in rooms}
             for (a, b), room in zip(pairs, rooms, strict=True):
                 assert not await play({0: a, 1: b}, room, acked[room], 2)
-            owners = {room: await presence.room_owner(room) for room in rooms}
+            owners = {room: await presence.leases.owner(room) for room in rooms}
             victim = owners[rooms[0]]
             assert victim in NODES
             survivor = next(n for n in NODES if n != victim)
@@ -286,7 +286,7 @@ async def test_games_through_the_balancer_survive_a_node_killed(tmp_path: Path) 
             for (a, b), room in zip(pairs, rooms, strict=True):
                 assert await play({0: a, 1: b}, room, acked[room], 200)
             for (a, b), room in zip(pairs, rooms, strict=True):
-                assert moves_in_log(await presence.read_events(room)) == acked[room]
+                assert moves_in_log(await presence.rooms.read_events(room)) == acked[room]
                 for c in (a, b):
                     assert_gap_free(c, room)
                     assert [e.move for e in c.events(room) if e.type == "move_made"] == acked[room]

@@ -52,7 +52,7 @@ async def assert_all_have(
     presence: RedisPresence, room: str, acked: list[str], clients: tuple[Client, ...]
 ) -> None:
     """The log and every client hold exactly the acknowledged moves, in order, no gap."""
-    assert moves_in_log(await presence.read_events(room)) == acked
+    assert moves_in_log(await presence.rooms.read_events(room)) == acked
     for c in clients:
         assert_gap_free(c, room)
         assert [e.move for e in c.events(room) if e.type == "move_made"] == acked
@@ -138,7 +138,7 @@ async def test_redis_outage_longer_than_the_lease_keeps_the_old_owners_players_i
         ann_and_bob(o1, o2) as (ann, bob),
     ):
         room = await start_game(ann, bob)
-        assert await presence.room_owner(room) == "o1"
+        assert await presence.leases.owner(room) == "o1"
         acked: list[str] = []
         seats = {0: ann, 1: bob}
         assert not await play(seats, room, acked, 1)
@@ -151,7 +151,7 @@ async def test_redis_outage_longer_than_the_lease_keeps_the_old_owners_players_i
             server.start()
             await retry(lambda: bob.move(room, legal[0]))
             acked.append(legal[0])
-            assert await presence.room_owner(room) == "o2"
+            assert await presence.leases.owner(room) == "o2"
         for c in (ann, bob):  # ann hears bob's move through o1
             await c.next(type="move_made", room=room, where=lambda e: e.ply == len(acked))
         assert await play(seats, room, acked, 200)
@@ -180,7 +180,7 @@ async def test_a_move_that_lands_while_redis_hangs_reaches_every_node(
         ann_and_bob(h1, h2) as (ann, bob),
     ):
         room = await start_game(ann, bob)
-        assert await presence.room_owner(room) == "h1"
+        assert await presence.leases.owner(room) == "h1"
         acked: list[str] = []
         seats = {0: ann, 1: bob}
         assert not await play(seats, room, acked, 2)
@@ -195,7 +195,7 @@ async def test_a_move_that_lands_while_redis_hangs_reaches_every_node(
         finally:
             os.kill(server.proc.pid, signal.SIGCONT)
         # the append ran when Redis woke: the move is in the log
-        assert moves_in_log(await presence.read_events(room)) == [*acked, legal[0]]
+        assert moves_in_log(await presence.rooms.read_events(room)) == [*acked, legal[0]]
         acked.append(legal[0])
         for c in (ann, bob):
             await c.next(type="move_made", room=room, where=lambda e: e.ply == len(acked))
@@ -218,7 +218,7 @@ async def test_an_owner_paused_past_its_lease_acknowledges_nothing_when_it_wakes
         ann_and_bob(p1, p2) as (ann, bob),
     ):
         room = await start_game(ann, bob)
-        assert await presence.room_owner(room) == "p1"
+        assert await presence.leases.owner(room) == "p1"
         acked: list[str] = []
         seats = {0: ann, 1: bob}
         assert not await play(seats, room, acked, 2)
@@ -235,7 +235,7 @@ async def test_an_owner_paused_past_its_lease_acknowledges_nothing_when_it_wakes
         for c in (ann, bob):
             await heard(c, room, len(acked))
         assert await play(seats, room, acked, 200)
-        assert await presence.room_owner(room) in ("p2", None)
+        assert await presence.leases.owner(room) in ("p2", None)
         await assert_all_have(presence, room, acked, (ann, bob))
         # p1 logged nothing after p2 took over, so p2's copy never fell behind the log
         assert not p2.events("room_copy_stale")
@@ -253,7 +253,7 @@ async def test_a_stale_copy_of_a_room_reloads_rather_than_refusing_a_legal_move(
         ann_and_bob(q1, q2) as (ann, bob),
     ):
         room = await start_game(bob, ann)  # bob's room: q2 owns it, bob has seat 0
-        assert await presence.room_owner(room) == "q2"
+        assert await presence.leases.owner(room) == "q2"
         acked: list[str] = []
         seats = {0: bob, 1: ann}
         assert not await play(seats, room, acked, 1)
@@ -263,7 +263,7 @@ async def test_a_stale_copy_of_a_room_reloads_rather_than_refusing_a_legal_move(
             assert to_move == 1
             await retry(lambda: ann.move(room, legal[0]))
             acked.append(legal[0])
-            events = await presence.read_events(room)
+            events = await presence.rooms.read_events(room)
             assert moves_in_log(events) == acked
             bob_moves = events[-1]["legal_moves"]
             await bob.send(m.MakeMove(id="b", room=room, move=bob_moves[0], reply="event"))
@@ -302,7 +302,7 @@ async def test_a_seq_conflict_is_answered_unavailable_and_the_retry_is_played(
         for c in (ann, bob):
             await heard(c, room, len(acked))
         assert await play(seats, room, acked, 200)
-        assert moves_in_log(await presence.read_events(room)) == acked
+        assert moves_in_log(await presence.rooms.read_events(room)) == acked
         for c in (ann, bob):
             assert_gap_free(c, room)
             assert [e.text for e in c.events(room) if e.type == "chat_message"] == ["hi"]
@@ -324,9 +324,9 @@ async def test_the_owner_keeps_its_rooms_for_games_longer_than_the_lease(
         for _ in range(4):  # four thinking pauses of a lease TTL each
             await asyncio.sleep(TTL)  # real time passing is the point here
             assert not await play(seats, room, acked, 1)
-            assert await presence.room_owner(room) == "k1"
+            assert await presence.leases.owner(room) == "k1"
         assert await play(seats, room, acked, 200)
-        assert moves_in_log(await presence.read_events(room)) == acked
+        assert moves_in_log(await presence.rooms.read_events(room)) == acked
         for n in (k1, k2):
             assert not n.events("room_taken_over")
             assert not n.events("lease_lost")
@@ -374,7 +374,7 @@ async def test_time_a_player_spent_before_the_owner_died_stays_spent(
         await retry(ann.reconnect)
         await heard(ann, room, len(acked))
         assert await play(seats, room, acked, 200)
-        assert moves_in_log(await presence.read_events(room)) == acked
+        assert moves_in_log(await presence.rooms.read_events(room)) == acked
 
 
 def turn(c: Client, room: str) -> tuple[int | None, list[str], list[str]]:
@@ -461,19 +461,19 @@ async def test_a_request_retried_after_its_owner_died_is_not_run_twice(
         await sent  # played, as far as bob is told
         acked.append(legal[0])
         await heard(bob, room, len(acked))
-        assert moves_in_log(await presence.read_events(room)) == acked  # once
-        assert await presence.room_owner(room) == "i2"
+        assert moves_in_log(await presence.rooms.read_events(room)) == acked  # once
+        assert await presence.leases.owner(room) == "i2"
         assert i2.events("request_retried") and i2.events("request_repeated")
 
         ann.url = i2.url  # the game goes on
         await retry(ann.reconnect)
         await heard(ann, room, len(acked))
         assert await play(seats, room, acked, 200)
-        assert moves_in_log(await presence.read_events(room)) == acked
+        assert moves_in_log(await presence.rooms.read_events(room)) == acked
         for c in (ann, bob):
             assert [e.move for e in c.events(room) if e.type == "move_made"] == acked
         # the log keeps the request ids of forwarded requests; clients never see them
-        assert any("request" in e for e in await presence.read_events(room))
+        assert any("request" in e for e in await presence.rooms.read_events(room))
         for e in await raw_catch_up(i2.url, room):
             assert "request" not in e, e
 
@@ -507,7 +507,7 @@ async def test_a_game_whose_owner_died_between_its_last_move_and_game_over_is_fi
         i1.kill9()  # the final move is logged, game_over is not
         await i1.proc.wait()
         acked.append(final)
-        events = await presence.read_events(room)
+        events = await presence.rooms.read_events(room)
         assert events[-1]["type"] == "move_made" and events[-1]["move"] == final
 
         over = await bob.next(type="game_over", room=room, timeout=15)
@@ -516,7 +516,7 @@ async def test_a_game_whose_owner_died_between_its_last_move_and_game_over_is_fi
         record = await bob.get_record(over.record)
         assert record.data.moves == acked
         assert record.data.result.winner == to_move
-        events = await presence.read_events(room)
+        events = await presence.rooms.read_events(room)
         assert [e["type"] for e in events].count("game_over") == 1
         assert moves_in_log(events) == acked
         assert i2.events("room_taken_over")

@@ -154,25 +154,25 @@ async def test_name_claims(presence: Presence) -> None:
 
 
 async def test_lobby_upsert_remove_list_and_events(presence: Presence) -> None:
-    async with await presence.subscribe_lobby() as sub:
-        await presence.lobby_upsert("r2", {"room_id": "r2", "game": "collapsi"})
-        await presence.lobby_upsert("r1", {"room_id": "r1", "game": "collecto"})
-        await presence.lobby_upsert("r2", {"room_id": "r2", "game": "collapsi", "live": True})
-        assert [r["room_id"] for r in await presence.lobby_list()] == ["r1", "r2"]
-        assert (await presence.lobby_list())[1]["live"] is True
-        await presence.lobby_remove("r2")
-        await presence.lobby_remove("r2")  # already gone: no event
-        await presence.lobby_upsert("r3", {"room_id": "r3"})
+    async with await presence.lobby.subscribe() as sub:
+        await presence.lobby.upsert("r2", {"room_id": "r2", "game": "collapsi"})
+        await presence.lobby.upsert("r1", {"room_id": "r1", "game": "collecto"})
+        await presence.lobby.upsert("r2", {"room_id": "r2", "game": "collapsi", "live": True})
+        assert [r["room_id"] for r in await presence.lobby.entries()] == ["r1", "r2"]
+        assert (await presence.lobby.entries())[1]["live"] is True
+        await presence.lobby.remove("r2")
+        await presence.lobby.remove("r2")  # already gone: no event
+        await presence.lobby.upsert("r3", {"room_id": "r3"})
         events = [await _next(sub) for _ in range(5)]
     assert events[0] == {"op": "upsert", "room": {"room_id": "r2", "game": "collapsi"}}
     assert events[2]["room"]["live"] is True
     assert events[3] == {"op": "remove", "room_id": "r2"}
     assert events[4]["room"]["room_id"] == "r3"
-    assert [r["room_id"] for r in await presence.lobby_list()] == ["r1", "r3"]
+    assert [r["room_id"] for r in await presence.lobby.entries()] == ["r1", "r3"]
 
 
 async def test_lobby_subscription_ends_on_close(presence: Presence) -> None:
-    sub = await presence.subscribe_lobby()
+    sub = await presence.lobby.subscribe()
     waiter = asyncio.ensure_future(_next(sub))
     await asyncio.sleep(0)
     await sub.close()
@@ -184,34 +184,34 @@ async def test_lobby_subscription_ends_on_close(presence: Presence) -> None:
 
 
 async def test_room_registry(presence: Presence) -> None:
-    await presence.put_room("r1", {"game": "collapsi", "invite": "XYZ"})
-    assert await presence.get_room("r1") == {"game": "collapsi", "invite": "XYZ"}
-    assert await presence.get_room("r9") is None
+    await presence.rooms.put("r1", {"game": "collapsi", "invite": "XYZ"})
+    assert await presence.rooms.get("r1") == {"game": "collapsi", "invite": "XYZ"}
+    assert await presence.rooms.get("r9") is None
     await append_event(presence, "r1", {"type": "x"})
-    await presence.delete_room("r1")
-    assert await presence.get_room("r1") is None
-    assert await presence.last_seq("r1") == 0
+    await presence.rooms.drop_closed("r1")
+    assert await presence.rooms.get("r1") is None
+    assert await presence.rooms.last_seq("r1") == 0
 
 
 async def test_open_room_and_drop_closed_room(presence: Presence) -> None:
     meta = {"game": "collapsi", "invite": "XYZ", "node": "node-a"}
-    assert await presence.open_room("r1", "node-a", 5, meta)
-    assert await presence.get_room("r1") == meta
-    assert await presence.room_owner("r1") == "node-a"
-    assert not await presence.open_room("r1", "node-b", 5, {"game": "other"})
-    assert await presence.get_room("r1") == meta  # nothing stored by the loser
-    assert await presence.room_owner("r1") == "node-a"
-    await presence.lobby_upsert("r1", {"room": "r1"})
-    await presence.lobby_upsert("r2", {"room": "r2"})
+    assert await presence.rooms.open("r1", "node-a", 5, meta)
+    assert await presence.rooms.get("r1") == meta
+    assert await presence.leases.owner("r1") == "node-a"
+    assert not await presence.rooms.open("r1", "node-b", 5, {"game": "other"})
+    assert await presence.rooms.get("r1") == meta  # nothing stored by the loser
+    assert await presence.leases.owner("r1") == "node-a"
+    await presence.lobby.upsert("r1", {"room": "r1"})
+    await presence.lobby.upsert("r2", {"room": "r2"})
     await append_event(presence, "r1", {"type": "room_closed"})
-    async with await presence.subscribe_lobby() as sub:
-        await presence.drop_closed_room("r1", "node-a")
+    async with await presence.lobby.subscribe() as sub:
+        await presence.rooms.drop_closed("r1")
         assert await _next(sub) == {"op": "remove", "room_id": "r1"}
-    assert await presence.get_room("r1") is None
-    assert await presence.room_owner("r1") is None
-    assert await presence.last_seq("r1") == 0
-    assert await presence.lobby_list() == [{"room": "r2"}]
-    assert await presence.open_room("r1", "node-b", 5, {"game": "again"})
+    assert await presence.rooms.get("r1") is None
+    assert await presence.leases.owner("r1") is None
+    assert await presence.rooms.last_seq("r1") == 0
+    assert await presence.lobby.entries() == [{"room": "r2"}]
+    assert await presence.rooms.open("r1", "node-b", 5, {"game": "again"})
 
 
 async def test_append_packed_saving_room(presence: Presence) -> None:
@@ -220,31 +220,28 @@ async def test_append_packed_saving_room(presence: Presence) -> None:
     event = {"type": "player_joined", "room": "r1", "seq": 1, "player": {"name": "é"}}
     meta = {"game": "collapsi", "invite": None, "members": {"s1": {"role": "player"}}}
     assert await append_packed_saving_room(presence, "r1", event, msgpack.packb(event), 1, meta)
-    assert await presence.get_room("r1") == meta
-    assert await presence.read_events("r1") == [event]
+    assert await presence.rooms.get("r1") == meta
+    assert await presence.rooms.read_events("r1") == [event]
     with pytest.raises(SeqConflict):
         second = {**event, "seq": 3}
         await append_packed_saving_room(presence, "r1", second, msgpack.packb(second), 3, meta)
-    assert await presence.last_seq("r1") == 1
+    assert await presence.rooms.last_seq("r1") == 1
 
 
 async def test_appends_updating_the_lobby(presence: Presence) -> None:
     """``lobby``: the room's entry is upserted (and published after the event) only when
     the event is appended; a refused append changes neither the log nor the lobby."""
-    assert await presence.acquire_room("r1", "node-a", ttl=5)
+    assert await presence.leases.acquire("r1", "node-a", ttl=5)
     first = {"type": "seat_taken", "room": "r1", "seq": 1, "seat": 0}
     second = {"type": "game_started", "room": "r1", "seq": 2}
     meta = {"game": "collapsi", "invite": None, "members": {"s1": {"role": "player"}}}
     summary = {"room": "r1", "game": "collapsi", "status": "waiting", "seats": ["é", None]}
-    async with (
-        await presence.subscribe_lobby() as lobby,
-        await presence.subscribe_room("r1") as room,
-    ):
+    async with await presence.lobby.subscribe() as lobby:
         packed = msgpack.packb(first)
         assert await append_packed(presence, "r1", first, packed, 1, "node-a", summary) == 1
-        assert await _next(room) == first
+        assert await presence.rooms.read_events("r1") == [first]
         assert await _next(lobby) == {"op": "upsert", "room": summary}
-        assert await presence.lobby_list() == [summary]
+        assert await presence.lobby.entries() == [summary]
         playing = {**summary, "status": "playing"}
         packed = msgpack.packb(second)
         with pytest.raises(SeqConflict):
@@ -253,21 +250,20 @@ async def test_appends_updating_the_lobby(presence: Presence) -> None:
             await append_packed_saving_room(
                 presence, "r1", second, packed, 2, meta, "node-b", playing
             )
-        assert await presence.lobby_list() == [summary]
+        assert await presence.lobby.entries() == [summary]
         assert await append_packed_saving_room(
             presence, "r1", second, packed, 2, meta, "node-a", playing
         )
-        assert await _next(room) == second
         assert await _next(lobby) == {"op": "upsert", "room": playing}
-    assert await presence.lobby_list() == [playing]
-    assert await presence.get_room("r1") == meta
-    assert await presence.read_events("r1") == [first, second]
+    assert await presence.lobby.entries() == [playing]
+    assert await presence.rooms.get("r1") == meta
+    assert await presence.rooms.read_events("r1") == [first, second]
 
 
 async def test_append_packed_many(presence: Presence) -> None:
     """Several events in one call: logged and published in order with consecutive seqs,
     the settings and the lobby entry with them; refused as a whole (seq, lease)."""
-    assert await presence.acquire_room("r1", "node-a", ttl=5)
+    assert await presence.leases.acquire("r1", "node-a", ttl=5)
     first = {"type": "player_joined", "room": "r1", "seq": 1, "player": {"name": "é"}}
     assert await append_packed(presence, "r1", first, msgpack.packb(first), 1, "node-a") == 1
     freed = {"type": "seat_freed", "room": "r1", "seq": 2, "seat": 0}
@@ -277,52 +273,48 @@ async def test_append_packed_many(presence: Presence) -> None:
     meta = {"game": "collapsi", "invite": None, "members": {}}
     summary = {"room": "r1", "status": "waiting"}
     with pytest.raises(SeqConflict):
-        await presence.append("r1", events, 3, "node-a")
+        await presence.rooms.append("r1", events, 3, "node-a")
     with pytest.raises(LeaseLost):
-        await presence.append("r1", events, 2, "node-b")
-    assert await presence.last_seq("r1") == 1
-    assert await presence.lobby_list() == []
-    async with (
-        await presence.subscribe_lobby() as lobby,
-        await presence.subscribe_room("r1") as room,
-    ):
-        assert await presence.append("r1", events, 2, "node-a", meta, summary) == 4
+        await presence.rooms.append("r1", events, 2, "node-b")
+    assert await presence.rooms.last_seq("r1") == 1
+    assert await presence.lobby.entries() == []
+    async with await presence.lobby.subscribe() as lobby:
+        assert await presence.rooms.append("r1", events, 2, "node-a", meta, summary) == 4
         logged = [freed, left, {**closed, "seq": 4}]
-        assert [await _next(room) for _ in range(3)] == logged
         assert await _next(lobby) == {"op": "upsert", "room": summary}
-    assert await presence.read_events("r1") == [first, *logged]
-    assert await presence.get_room("r1") == meta
-    assert await presence.lobby_list() == [summary]
+    assert await presence.rooms.read_events("r1") == [first, *logged]
+    assert await presence.rooms.get("r1") == meta
+    assert await presence.lobby.entries() == [summary]
 
 
 async def test_room_leases(presence: Presence) -> None:
-    assert await presence.room_owner("r1") is None
-    assert await presence.acquire_room("r1", "node-a", ttl=5)
-    assert await presence.acquire_room("r1", "node-a", ttl=5)  # re-entrant
-    assert not await presence.acquire_room("r1", "node-b", ttl=5)
-    assert await presence.room_owner("r1") == "node-a"
-    assert await presence.renew_room("r1", "node-a", ttl=5)
-    assert not await presence.renew_room("r1", "node-b", ttl=5)
-    assert not await presence.release_room("r1", "node-b")
-    assert await presence.release_room("r1", "node-a")
-    assert await presence.room_owner("r1") is None
-    assert await presence.acquire_room("r1", "node-b", ttl=0.15)
+    assert await presence.leases.owner("r1") is None
+    assert await presence.leases.acquire("r1", "node-a", ttl=5)
+    assert await presence.leases.acquire("r1", "node-a", ttl=5)  # re-entrant
+    assert not await presence.leases.acquire("r1", "node-b", ttl=5)
+    assert await presence.leases.owner("r1") == "node-a"
+    assert await presence.leases.renew(["r1"], "node-a", ttl=5) == []
+    assert await presence.leases.renew(["r1"], "node-b", ttl=5) == ["r1"]
+    assert not await presence.leases.release("r1", "node-b")
+    assert await presence.leases.release("r1", "node-a")
+    assert await presence.leases.owner("r1") is None
+    assert await presence.leases.acquire("r1", "node-b", ttl=0.15)
     await asyncio.sleep(0.3)  # the owner stopped renewing: the lease lapses
-    assert await presence.room_owner("r1") is None
-    assert not await presence.renew_room("r1", "node-b", ttl=5)
-    assert await presence.acquire_room("r1", "node-a", ttl=5)
+    assert await presence.leases.owner("r1") is None
+    assert await presence.leases.renew(["r1"], "node-b", ttl=5) == ["r1"]
+    assert await presence.leases.acquire("r1", "node-a", ttl=5)
 
 
 async def test_renew_rooms_reports_the_leases_not_held(presence: Presence) -> None:
-    assert await presence.renew_rooms([], "node-a", ttl=5) == []
+    assert await presence.leases.renew([], "node-a", ttl=5) == []
     for room in ("r1", "r2", "r3"):
-        assert await presence.acquire_room(room, "node-a", ttl=0.3)
-    assert await presence.acquire_room("r4", "node-b", ttl=5)
-    assert await presence.release_room("r2", "node-a")
-    lost = await presence.renew_rooms(["r1", "r2", "r3", "r4", "r5"], "node-a", ttl=5)
+        assert await presence.leases.acquire(room, "node-a", ttl=0.3)
+    assert await presence.leases.acquire("r4", "node-b", ttl=5)
+    assert await presence.leases.release("r2", "node-a")
+    lost = await presence.leases.renew(["r1", "r2", "r3", "r4", "r5"], "node-a", ttl=5)
     assert lost == ["r2", "r4", "r5"]
     await asyncio.sleep(0.5)  # past the first TTL: the renewal extended r1 and r3
-    assert [await presence.room_owner(r) for r in ("r1", "r2", "r3", "r4")] == [
+    assert [await presence.leases.owner(r) for r in ("r1", "r2", "r3", "r4")] == [
         "node-a",
         None,
         "node-a",
@@ -334,36 +326,34 @@ async def test_renew_rooms_reports_the_leases_not_held(presence: Presence) -> No
 
 
 async def test_event_log_seq_is_gap_free_per_room(presence: Presence) -> None:
-    assert await presence.last_seq("r1") == 0
+    assert await presence.rooms.last_seq("r1") == 0
     seqs = [await append_event(presence, "r1", {"type": "move", "n": i}) for i in range(5)]
     assert seqs == [1, 2, 3, 4, 5]
     assert await append_event(presence, "r2", {"type": "chat"}) == 1
-    assert await presence.last_seq("r1") == 5
-    events = await presence.read_events("r1", after_seq=2)
+    assert await presence.rooms.last_seq("r1") == 5
+    events = await presence.rooms.read_events("r1", after_seq=2)
     assert [(e["seq"], e["n"]) for e in events] == [(3, 2), (4, 3), (5, 4)]
-    assert [e["seq"] for e in await presence.read_events("r1", 0, limit=2)] == [1, 2]
-    assert await presence.read_events("r1", after_seq=5) == []
-    assert await presence.read_events("nope") == []
+    assert [e["seq"] for e in await presence.rooms.read_events("r1", 0, limit=2)] == [1, 2]
+    assert await presence.rooms.read_events("r1", after_seq=5) == []
+    assert await presence.rooms.read_events("nope") == []
 
 
 async def test_event_log_packed_appends_are_appends(presence: Presence) -> None:
-    """``append_packed`` (the caller packed the event already) logs and publishes
-    exactly what ``append_event`` would; bytes with another seq are not trusted."""
-    async with await presence.subscribe_room("r1") as sub:
-        first = {"type": "x", "room": "r1", "seq": 1, "n": [1, None]}
-        assert await append_packed(presence, "r1", first, msgpack.packb(first), 1) == 1
-        second = {"type": "y", "seq": 7}  # a wrong seq: the store packs it itself
-        assert await append_packed(presence, "r1", second, msgpack.packb(second)) == 2
-        with pytest.raises(SeqConflict):
-            await append_packed(presence, "r1", first, msgpack.packb(first), expected_seq=1)
-        assert await presence.read_events("r1") == [first, {"type": "y", "seq": 2}]
-        assert [await _next(sub), await _next(sub)] == [first, {"type": "y", "seq": 2}]
+    """``append_packed`` (the caller packed the event already) logs exactly what
+    ``append_event`` would; bytes with another seq are not trusted."""
+    first = {"type": "x", "room": "r1", "seq": 1, "n": [1, None]}
+    assert await append_packed(presence, "r1", first, msgpack.packb(first), 1) == 1
+    second = {"type": "y", "seq": 7}  # a wrong seq: the store packs it itself
+    assert await append_packed(presence, "r1", second, msgpack.packb(second)) == 2
+    with pytest.raises(SeqConflict):
+        await append_packed(presence, "r1", first, msgpack.packb(first), expected_seq=1)
+    assert await presence.rooms.read_events("r1") == [first, {"type": "y", "seq": 2}]
 
 
 async def test_event_log_concurrent_appends_get_distinct_seqs(presence: Presence) -> None:
     seqs = await asyncio.gather(*(append_event(presence, "r", {"i": i}) for i in range(30)))
     assert sorted(seqs) == list(range(1, 31))
-    logged = await presence.read_events("r")
+    logged = await presence.rooms.read_events("r")
     assert [e["seq"] for e in logged] == list(range(1, 31))
     assert sorted(e["i"] for e in logged) == list(range(30))
 
@@ -372,62 +362,47 @@ async def test_event_log_expected_seq_guards_split_brain(presence: Presence) -> 
     assert await append_event(presence, "r1", {"a": 1}, expected_seq=1) == 1
     with pytest.raises(SeqConflict):
         await append_event(presence, "r1", {"a": 2}, expected_seq=1)
-    assert await presence.last_seq("r1") == 1
+    assert await presence.rooms.last_seq("r1") == 1
 
 
 async def test_event_log_appends_are_fenced_by_the_lease(presence: Presence) -> None:
     """With ``owner`` only the node holding the room's lease appends: a node whose lease
     lapsed (or was never held) cannot log, whatever seq it expects."""
-    assert await presence.acquire_room("r1", "node-a", ttl=5)
+    assert await presence.leases.acquire("r1", "node-a", ttl=5)
     assert await append_event(presence, "r1", {"a": 1}, expected_seq=1, owner="node-a") == 1
     with pytest.raises(LeaseLost):
         await append_event(presence, "r1", {"a": 2}, expected_seq=2, owner="node-b")
     with pytest.raises(LeaseLost):
         packed = msgpack.packb({"a": 2, "seq": 2})
         await append_packed(presence, "r1", {"a": 2, "seq": 2}, packed, 2, owner="node-b")
-    assert await presence.release_room("r1", "node-a")
+    assert await presence.leases.release("r1", "node-a")
     with pytest.raises(LeaseLost):
         await append_event(presence, "r1", {"a": 2}, expected_seq=2, owner="node-a")
-    assert await presence.acquire_room("r1", "node-b", ttl=0.15)
+    assert await presence.leases.acquire("r1", "node-b", ttl=0.15)
     assert await append_event(presence, "r1", {"b": 2}, expected_seq=2, owner="node-b") == 2
     await asyncio.sleep(0.3)  # node-b stopped renewing: its lease lapses
     with pytest.raises(LeaseLost):
         await append_event(presence, "r1", {"b": 3}, expected_seq=3, owner="node-b")
     assert await append_event(presence, "r1", {"c": 3}) == 3  # no owner given: not fenced
-    assert [e["seq"] for e in await presence.read_events("r1")] == [1, 2, 3]
-
-
-async def test_room_subscription_sees_appends_in_order(presence: Presence) -> None:
-    await append_event(presence, "r1", {"before": True})
-    sub = await presence.subscribe_room("r1")
-    other = await presence.subscribe_room("r2")
-    async with sub, other:
-        for i in range(3):
-            await append_event(presence, "r1", {"i": i})
-        await append_event(presence, "r2", {"j": 0})
-        got = [await _next(sub) for _ in range(3)]
-        assert [(e["seq"], e["i"]) for e in got] == [(2, 0), (3, 1), (4, 2)]
-        assert (await _next(other)) == {"j": 0, "seq": 1}
+    assert [e["seq"] for e in await presence.rooms.read_events("r1")] == [1, 2, 3]
 
 
 async def test_events_of_any_size_carry_their_seq(presence: Presence) -> None:
     """Small and large maps (an encoding may size its header by entry count), with and
-    without the seq in place, null and nested values: logged and published as given."""
+    without the seq in place, null and nested values: logged as given."""
     sizes = [0, 1, 14, 15, 16, 300]
     events = [{f"k{i:03}": [i, None, {"x": "é"}] for i in range(n)} for n in sizes]
-    async with await presence.subscribe_room("r1") as sub:
-        for seq, ev in enumerate(events, 1):
-            assert await append_event(presence, "r1", ev) == seq
-        n = len(events)
-        # a room's own events hold their (expected) seq already; a stale one is replaced
-        assert await append_event(presence, "r1", {"a": 1, "seq": n + 1}, n + 1) == n + 1
-        assert await append_event(presence, "r1", {"a": 2, "seq": 99}, n + 2) == n + 2
-        assert await append_event(presence, "r1", {"seq": 5, "a": 3}) == n + 3
-        published = [await _next(sub) for _ in range(n + 3)]
-    logged = await presence.read_events("r1")
+    for seq, ev in enumerate(events, 1):
+        assert await append_event(presence, "r1", ev) == seq
+    n = len(events)
+    # a room's own events hold their (expected) seq already; a stale one is replaced
+    assert await append_event(presence, "r1", {"a": 1, "seq": n + 1}, n + 1) == n + 1
+    assert await append_event(presence, "r1", {"a": 2, "seq": 99}, n + 2) == n + 2
+    assert await append_event(presence, "r1", {"seq": 5, "a": 3}) == n + 3
+    logged = await presence.rooms.read_events("r1")
     expected = [{**ev, "seq": i} for i, ev in enumerate(events, 1)]
     expected += [{"a": 1, "seq": n + 1}, {"a": 2, "seq": n + 2}, {"a": 3, "seq": n + 3}]
-    assert logged == published == expected
+    assert logged == expected
     assert [list(e) for e in logged[:n]] == [[*ev, "seq"] for ev in events]
 
 
@@ -507,23 +482,25 @@ async def test_records(presence: Presence) -> None:
 async def test_the_one_append_a_room_calls(presence: Presence) -> None:
     """``append``: one event, one with the room's members saved first, several at once;
     each fenced by the lease and the seq, the lobby entry with the last."""
-    assert await presence.acquire_room("r1", "node-a", ttl=5)
+    assert await presence.leases.acquire("r1", "node-a", ttl=5)
     joined = {"type": "player_joined", "room": "r1", "seq": 1, "player": {"name": "é"}}
     meta = {"game": "collapsi", "invite": None, "members": {"s1": {"role": "player"}}}
-    assert await presence.append("r1", [(joined, msgpack.packb(joined))], 1, "node-a", meta) == 1
-    assert await presence.get_room("r1") == meta
+    assert (
+        await presence.rooms.append("r1", [(joined, msgpack.packb(joined))], 1, "node-a", meta) == 1
+    )
+    assert await presence.rooms.get("r1") == meta
     ready = {"type": "ready_changed", "room": "r1", "seq": 2, "seat": 0, "ready": True}
     summary = {"room": "r1", "status": "waiting"}
     one = [(ready, msgpack.packb(ready))]
-    assert await presence.append("r1", one, 2, "node-a", lobby=summary) == 2
-    assert await presence.lobby_list() == [summary]
+    assert await presence.rooms.append("r1", one, 2, "node-a", lobby=summary) == 2
+    assert await presence.lobby.entries() == [summary]
     freed = {"type": "seat_freed", "room": "r1", "seq": 3, "seat": 0}
     left = {"type": "player_left", "room": "r1", "seq": 4, "name": "é"}
     two = [(freed, msgpack.packb(freed)), (left, msgpack.packb(left))]
     with pytest.raises(LeaseLost):
-        await presence.append("r1", two, 3, "node-b")
+        await presence.rooms.append("r1", two, 3, "node-b")
     with pytest.raises(SeqConflict):
-        await presence.append("r1", two, 4, "node-a")
-    assert await presence.append("r1", two, 3, "node-a", {**meta, "members": {}}) == 4
-    assert await presence.read_events("r1") == [joined, ready, freed, left]
-    assert await presence.get_room("r1") == {**meta, "members": {}}
+        await presence.rooms.append("r1", two, 4, "node-a")
+    assert await presence.rooms.append("r1", two, 3, "node-a", {**meta, "members": {}}) == 4
+    assert await presence.rooms.read_events("r1") == [joined, ready, freed, left]
+    assert await presence.rooms.get("r1") == {**meta, "members": {}}

@@ -45,7 +45,7 @@ async def test_busy_node_keeps_the_leases_of_its_live_rooms(
     await asyncio.sleep(TTL / 3)  # one more renewal with the loop free
     check = RedisPresence(redis_url, prefix=redis_prefix)
     try:
-        owners = await check.room_owners(rooms)
+        owners = await check.leases.owners(rooms)
     finally:
         await check.close()
     assert [r for r in rooms if owners[r] != "busy"] == []

@@ -42,23 +42,23 @@ async def test_two_nodes_share_everything_and_prefixes_isolate(
     for p in (a, b, other):
         await p.start()
     try:
-        async with await b.subscribe_lobby() as lobby, await b.subscribe_room("r1") as room:
-            await a.lobby_upsert("r1", {"room_id": "r1"})
+        async with await b.lobby.subscribe() as lobby:
+            await a.lobby.upsert("r1", {"room_id": "r1"})
             await append_event(a, "r1", {"type": "x"}, expected_seq=1)
             assert await _next(lobby) == {"op": "upsert", "room": {"room_id": "r1"}}
-            assert await _next(room) == {"type": "x", "seq": 1}
-        assert [r["room_id"] for r in await b.lobby_list()] == ["r1"]
-        assert await other.lobby_list() == []
-        assert await other.last_seq("r1") == 0
+        assert await b.rooms.read_events("r1") == [{"type": "x", "seq": 1}]
+        assert [r["room_id"] for r in await b.lobby.entries()] == ["r1"]
+        assert await other.lobby.entries() == []
+        assert await other.rooms.last_seq("r1") == 0
         # split brain: a second writer that believes it is next is refused
         with pytest.raises(SeqConflict):
             await append_event(b, "r1", {"type": "y"}, expected_seq=1)
         assert await append_event(b, "r1", {"type": "y"}, expected_seq=2) == 2
         # leases are shared: the other node cannot take a live one
-        assert await a.acquire_room("r1", "node-a", ttl=5)
-        assert not await b.acquire_room("r1", "node-b", ttl=5)
-        assert await b.room_owner("r1") == "node-a"
-        assert await b.room_owners(["r1", "r2"]) == {"r1": "node-a", "r2": None}
+        assert await a.leases.acquire("r1", "node-a", ttl=5)
+        assert not await b.leases.acquire("r1", "node-b", ttl=5)
+        assert await b.leases.owner("r1") == "node-a"
+        assert await b.leases.owners(["r1", "r2"]) == {"r1": "node-a", "r2": None}
         await a.sessions.create("s1", "tok", {"name": "ann"}, ttl=30)
         assert await b.sessions.resume("tok") == ("s1", {"name": "ann"})
         assert await other.sessions.resume("tok") is None
@@ -89,7 +89,7 @@ async def test_outage_is_a_typed_error_fast_and_recovery_is_automatic(
     p = RedisPresence(redis_server.url, prefix=prefix, socket_timeout=1.0, connect_timeout=0.5)
     await p.start()
     try:
-        sub = await p.subscribe_lobby()
+        sub = await p.lobby.subscribe()
         assert await append_event(p, "r", {"n": 1}) == 1
         redis_server.stop()
         # a broken subscription ends, so its reader knows to catch up from the log
@@ -97,9 +97,9 @@ async def test_outage_is_a_typed_error_fast_and_recovery_is_automatic(
             await _next(sub)
         for call in (
             lambda: append_event(p, "r", {"n": 2}),
-            lambda: p.lobby_list(),
+            lambda: p.lobby.entries(),
             lambda: p.sessions.get("s"),
-            lambda: p.subscribe_room("r"),
+            lambda: p.lobby.subscribe(),
         ):
             t0 = time.monotonic()
             with pytest.raises(PresenceError) as err:
@@ -108,8 +108,8 @@ async def test_outage_is_a_typed_error_fast_and_recovery_is_automatic(
             assert time.monotonic() - t0 < 3.5  # never a hang
         redis_server.start()  # same port, empty (no persistence in this server)
         assert await append_event(p, "r", {"n": 3}) == 1
-        async with await p.subscribe_lobby() as again:
-            await p.lobby_upsert("x", {"room_id": "x"})
+        async with await p.lobby.subscribe() as again:
+            await p.lobby.upsert("x", {"room_id": "x"})
             assert (await _next(again))["op"] == "upsert"
     finally:
         await p.close()
@@ -123,11 +123,11 @@ async def test_append_only_redis_keeps_logs_across_a_restart() -> None:
         await p.start()
         for i in range(3):
             await append_event(p, "r", {"n": i}, expected_seq=i + 1)
-        await p.put_room("r", {"game": "collapsi"})
+        await p.rooms.put("r", {"game": "collapsi"})
         server.restart()
         await asyncio.sleep(0)  # redis-server loaded its AOF before answering PING
-        assert [e["n"] for e in await p.read_events("r")] == [0, 1, 2]
-        assert await p.get_room("r") == {"game": "collapsi"}
+        assert [e["n"] for e in await p.rooms.read_events("r")] == [0, 1, 2]
+        assert await p.rooms.get("r") == {"game": "collapsi"}
         assert await append_event(p, "r", {"n": 3}, expected_seq=4) == 4
     finally:
         await p.close()
@@ -146,14 +146,14 @@ async def test_single_commands_use_the_urls_db_and_carry_large_and_unicode_value
     try:
         text = "é ü 漢字 🂡 " * 3
         assert await append_event(p, "r", {"type": "chat", "text": text}) == 1
-        assert (await p.read_events("r"))[0]["text"] == text
-        await p.put_room("r", {"game": "collapsi", "name": text})
-        assert (await p.get_room("r"))["name"] == text
+        assert (await p.rooms.read_events("r"))[0]["text"] == text
+        await p.rooms.put("r", {"game": "collapsi", "name": text})
+        assert (await p.rooms.get("r"))["name"] == text
         big = "x" * 4000
         await asyncio.gather(
-            *(p.lobby_upsert(f"r{i:03}", {"i": i, "pad": big}) for i in range(200))
+            *(p.lobby.upsert(f"r{i:03}", {"i": i, "pad": big}) for i in range(200))
         )
-        listed = await p.lobby_list()  # ~800 kB: a reply split over many reads
+        listed = await p.lobby.entries()  # ~800 kB: a reply split over many reads
         assert [e["i"] for e in listed] == list(range(200))
         assert all(e["pad"] == big for e in listed)
     finally:
@@ -179,7 +179,7 @@ async def test_a_redis_that_stops_answering_is_a_typed_error_not_a_hang() -> Non
     try:
         t0 = time.monotonic()
         with pytest.raises(PresenceError) as err:
-            await p.get_room("r")  # not started: the single-command connection alone
+            await p.rooms.get("r")  # not started: the single-command connection alone
         assert err.value.code == "unavailable"
         assert 0.4 < time.monotonic() - t0 < 2.5
     finally:
@@ -201,12 +201,12 @@ async def test_events_logged_as_json_by_an_older_version_are_read(
     await p.start()
     try:
         assert await append_event(p, "r", {"type": "chat", "text": "b", "seq": 2}, 2) == 2
-        events = await p.read_events("r")
+        events = await p.rooms.read_events("r")
         assert events == [
             {"type": "chat", "text": "é", "seq": 1},
             {"type": "chat", "text": "b", "seq": 2},
         ]
-        assert await p.last_seq("r") == 2
+        assert await p.rooms.last_seq("r") == 2
     finally:
         await p.close()
 
@@ -229,8 +229,10 @@ async def test_seqs_spliced_into_events_keep_their_value_at_every_integer_width(
     try:
         for n in seqs:
             assert await append_event(p, f"r{n}", {"type": "chat"}) == n
-            assert await p.read_events(f"r{n}", after_seq=n - 1) == [{"type": "chat", "seq": n}]
-            assert await p.last_seq(f"r{n}") == n
+            assert await p.rooms.read_events(f"r{n}", after_seq=n - 1) == [
+                {"type": "chat", "seq": n}
+            ]
+            assert await p.rooms.last_seq(f"r{n}") == n
     finally:
         await p.close()
 
@@ -241,10 +243,10 @@ async def test_a_private_rooms_invite_is_opened_and_dropped_with_it(
     p = RedisPresence(redis_url, prefix=redis_prefix)
     await p.start()
     try:
-        assert await p.open_room("r1", "n1", 5, {"game": "collapsi", "invite": "CODE"})
-        assert await p.find_invite("CODE") == "r1"
-        await p.drop_closed_room("r1", "n1")
-        assert await p.find_invite("CODE") is None
+        assert await p.rooms.open("r1", "n1", 5, {"game": "collapsi", "invite": "CODE"})
+        assert await p.rooms.find_invite("CODE") == "r1"
+        await p.rooms.drop_closed("r1")
+        assert await p.rooms.find_invite("CODE") is None
     finally:
         await p.close()
 
@@ -259,13 +261,11 @@ async def test_an_event_packed_by_the_room_is_stored_as_it_is(
     try:
         first = {"type": "move_made", "room": "r", "seq": 1, "view": {"cards": ["A", None]}}
         packed = msgpack.packb(first)
-        async with await p.subscribe_room("r") as sub:
-            assert await append_packed(p, "r", first, packed, expected_seq=1) == 1
-            assert await _next(sub) == first
+        assert await append_packed(p, "r", first, packed, expected_seq=1) == 1
         with pytest.raises(SeqConflict):
             await append_packed(p, "r", {**first, "seq": 3}, msgpack.packb({**first, "seq": 3}), 3)
         second = {"type": "chat", "seq": 7}  # not the expected seq: appended as append_event
         assert await append_packed(p, "r", second, msgpack.packb(second), expected_seq=2) == 2
-        assert await p.read_events("r") == [first, {"type": "chat", "seq": 2}]
+        assert await p.rooms.read_events("r") == [first, {"type": "chat", "seq": 2}]
     finally:
         await p.close()

@@ -127,7 +127,7 @@ async def _play_through_failover(
             raise AssertionError("the Sentinel did not promote the replica")
         assert await play(seats, room, acked, 200)  # unavailable while it fails over: retried
         assert len(acked) > 3
-        assert moves_in_log(await presence.read_events(room)) == acked
+        assert moves_in_log(await presence.rooms.read_events(room)) == acked
         for c in (ann, bob):
             assert_gap_free(c, room)
             assert [e.move for e in c.events(room) if e.type == "move_made"] == acked

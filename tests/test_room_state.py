@@ -20,7 +20,7 @@ from server.room_state import RoomSettings
 
 async def restored_from(server: Any, room_id: str, drop: str | None = None) -> dict[str, Any]:
     live = server.rooms[room_id]
-    logged = await server.presence.read_events(room_id)
+    logged = await server.presence.rooms.read_events(room_id)
     if drop is not None:
         logged = [e for e in logged if e["type"] != drop]
     meta = room_meta(live, server.node)

@@ -99,7 +99,7 @@ async def until_someone_has_no_move(
 async def check_log_and_record(arena: Any, room: str, c: Client, over: m.GameOver) -> GameRecord:
     """Every event the client heard is logged as it was sent; the record replays to the
     announced result."""
-    logged = {e["seq"]: e for e in await arena.arena.presence.read_events(room)}
+    logged = {e["seq"]: e for e in await arena.arena.presence.rooms.read_events(room)}
     heard = c.events(room)
     assert [e.seq for e in heard] == list(range(heard[0].seq, heard[-1].seq + 1))
     for ev in heard:
@@ -254,8 +254,8 @@ async def test_a_room_restored_from_its_log_has_the_forfeit(
     out = await ann.next(type="player_eliminated", room=room)
     assert (out.seat, out.to_move) == (2, 1)
     live = node.rooms[room]
-    meta = await node.presence.get_room(room)
-    events = await node.presence.read_events(room)
+    meta = await node.presence.rooms.get(room)
+    events = await node.presence.rooms.read_events(room)
     now = live._now()
     restored, unfinished = restore_room(node, meta, events, now)
     assert not unfinished and restored.playing

@@ -82,7 +82,7 @@ async def finish_and_check(
         assert player_view[ev.seq] == ev
     assert not spectator.rooms[room].gaps and not clients[0].rooms[room].gaps
     # Every event anyone saw is in the room's log in presence, under the same seq.
-    logged = {e["seq"]: e for e in await arena.arena.presence.read_events(room)}
+    logged = {e["seq"]: e for e in await arena.arena.presence.rooms.read_events(room)}
     assert sorted(logged) == list(range(1, len(logged) + 1))
     for ev in clients[0].events(room):
         assert logged[ev.seq] == to_wire(ev)
@@ -123,20 +123,34 @@ async def test_collapsi_standard_rated_game_with_spectator(arena: Any) -> None:
     assert board[0].rating == change[winner].after and board[0].games == 1
 
 
-async def test_every_room_event_of_a_room_is_exactly_its_models_wire(arena: Any) -> None:
+async def test_every_room_event_of_a_room_is_exactly_its_models_wire(
+    arena: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Room events are built as wire data, not models (server.room.emit_wire): every
     event of a rated game's room, from the first join to its close, is its model's wire."""
     await arena.start()
     room, (ann, bob) = await seat_players(arena, "collapsi", ["ann", "bob"], rated=True)
-    presence = arena.arena.presence
-    events = await presence.read_events(room)
-    async with await presence.subscribe_room(room) as sub:
-        await ready_all(room, [ann, bob])
-        await play_to_end(room, [ann, bob], ann, random.Random(3))
-        await ann.leave(room)
-        await bob.leave(room)  # the last player: the room closes
-        while not events or events[-1]["type"] != "room_closed":
-            events.append(await asyncio.wait_for(anext(sub), 10))
+    rooms = arena.arena.presence.rooms
+    events = await rooms.read_events(room)
+    closed = asyncio.get_running_loop().create_future()
+    append = rooms.append
+
+    async def append_and_read(room_id: str, *args: Any, **kwargs: Any) -> int:
+        """The store's append, then what it logged, read back (a closed room's log goes
+        with it: read before it does)."""
+        seq = await append(room_id, *args, **kwargs)
+        if room_id == room:
+            events.extend(await rooms.read_events(room, after_seq=events[-1]["seq"]))
+            if events[-1]["type"] == "room_closed":
+                closed.set_result(None)
+        return seq
+
+    monkeypatch.setattr(rooms, "append", append_and_read)
+    await ready_all(room, [ann, bob])
+    await play_to_end(room, [ann, bob], ann, random.Random(3))
+    await ann.leave(room)
+    await bob.leave(room)  # the last player: the room closes
+    await asyncio.wait_for(closed, 10)
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     assert {e["type"] for e in events} >= {
         "player_joined",
@@ -167,7 +181,7 @@ async def test_a_turn_logs_and_sends_its_held_events_even_when_it_fails(arena: A
 
     async def held_then_failed() -> None:
         await live.emit_wire("ready_changed", seat=0, ready=False, hold=True)
-        assert await arena.arena.presence.last_seq(room) == before  # not logged yet
+        assert await arena.arena.presence.rooms.last_seq(room) == before  # not logged yet
         assert not [e for e in bob.events(room) if e.seq > before]  # nor sent
         raise RuntimeError("a bug after a held event")
 
@@ -179,7 +193,7 @@ async def test_a_turn_logs_and_sends_its_held_events_even_when_it_fails(arena: A
     await bob.ready(room)  # the last ready: ready_changed and game_started in one append
     started = await bob.next(type="game_started", room=room)
     assert started.seq == before + 4
-    logged = await arena.arena.presence.read_events(room, after_seq=before)
+    logged = await arena.arena.presence.rooms.read_events(room, after_seq=before)
     assert [e["type"] for e in logged] == [
         "ready_changed",
         "ready_changed",

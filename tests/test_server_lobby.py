@@ -20,8 +20,8 @@ async def test_a_dropped_lobby_feed_is_followed_by_a_fresh_snapshot(arena: Any) 
     # the feed is dropped, and the change after it is lost to it.
     entry = a.rooms[room].summary_wire()
     for _ in range(SUBSCRIBER_BACKLOG + 1):
-        await a.presence.lobby_upsert(room, entry)
-    await a.presence.lobby_remove(other)  # lost with the dropped feed
+        await a.presence.lobby.upsert(room, entry)
+    await a.presence.lobby.remove(other)  # lost with the dropped feed
     snapshot = await watcher.next(type="room_list", where=lambda x: x.re is None, timeout=20)
     assert [r.room for r in snapshot.rooms] == [room]
     assert all(x.room != other for x in watcher.received if x.type == "room_removed")

@@ -48,7 +48,7 @@ async def test_events_during_a_resume_come_after_the_catch_up(arena: Any) -> Non
         )
         track = ann.rooms[room]
         assert track.gaps == [], f"trial {trial}: events overtook the catch-up"
-        logged = await arena.arena.presence.read_events(room)
+        logged = await arena.arena.presence.rooms.read_events(room)
         seqs = [e.seq for e in ann.events(room)]
         assert seqs == list(range(seqs[0], len(logged) + 1)), f"trial {trial}"
         assert [e.type for e in ann.events(room)] == [e["type"] for e in logged[seqs[0] - 1 :]]
@@ -68,7 +68,7 @@ async def test_a_long_catch_up_is_the_log_in_order_then_live_events(arena: Any) 
         await w.send(m.Watch(id=77, room=room, since_seq=0))
         await w.next(type="catch_up", where=lambda c: not c.more)
     await ann.chat(room, "live")
-    logged = await arena.arena.presence.read_events(room)
+    logged = await arena.arena.presence.rooms.read_events(room)
     for w in watchers:
         await w.next(type="chat_message", where=lambda e: e.text == "live")
         chunks = [x for x in w.received if x.type == "catch_up"]

@@ -47,5 +47,5 @@ async def test_an_event_whose_commit_failed_reaches_nobody(arena: Any, tmp_path:
         seen = sorted(e.seq for e in c.events(room))
         assert seen and seen[-1] <= on_disk[-1], (seen[-1], on_disk[-1])
     # the refused line is in memory (the room went on) but not on disk, and nobody saw it
-    logged = await server.presence.read_events(room)
+    logged = await server.presence.rooms.read_events(room)
     assert logged[-1]["seq"] > on_disk[-1]

@@ -45,8 +45,8 @@ async def test_a_reopened_data_dir_holds_what_was_acknowledged(tmp_path: Path) -
     p = await opened(data)
     await p.sessions.create("s1", "tok", {"player": {"name": "ann"}, "rooms": ["r1"]}, ttl=60)
     assert await p.names.claim("Ann", "pw")
-    assert await p.open_room("r1", "n1", 5, {"room_id": "r1", "invite": "abc"})
-    await p.lobby_upsert("r1", {"room": "r1"})
+    assert await p.rooms.open("r1", "n1", 5, {"room_id": "r1", "invite": "abc"})
+    await p.lobby.upsert("r1", {"room": "r1"})
     for seq in (1, 2):
         packed = msgpack.packb({"type": "x", "seq": seq})
         assert await append_packed(p, "r1", {"type": "x", "seq": seq}, packed, seq, "n1") == seq
@@ -60,20 +60,20 @@ async def test_a_reopened_data_dir_holds_what_was_acknowledged(tmp_path: Path) -
             {"player": {"name": "ann"}, "rooms": ["r1"]},
         )
         assert not await p.names.claim("ann", "other")
-        assert await p.get_room("r1") == {"room_id": "r1", "invite": "abc"}
-        assert await p.find_invite("abc") == "r1"
-        assert await p.room_owner("r1") is None  # the previous run's lease: taken over
-        assert [e["seq"] for e in await p.read_events("r1")] == [1, 2]
-        assert await p.lobby_list() == [{"room": "r1"}]
+        assert await p.rooms.get("r1") == {"room_id": "r1", "invite": "abc"}
+        assert await p.rooms.find_invite("abc") == "r1"
+        assert await p.leases.owner("r1") is None  # the previous run's lease: taken over
+        assert [e["seq"] for e in await p.rooms.read_events("r1")] == [1, 2]
+        assert await p.lobby.entries() == [{"room": "r1"}]
         assert (await p.ratings.get("collapsi", "ann")) == {"rating": 1612.5}
         assert [r["game_id"] for r in await p.records.latest(player="bob")] == ["g1"]
-        await p.drop_closed_room("r1", "n1")
+        await p.rooms.drop_closed("r1")
     finally:
         await p.close()
     p = await opened(data)
     try:
-        assert await p.get_room("r1") is None and await p.read_events("r1") == []
-        assert await p.lobby_list() == []
+        assert await p.rooms.get("r1") is None and await p.rooms.read_events("r1") == []
+        assert await p.lobby.entries() == []
     finally:
         await p.close()
 

@@ -19,7 +19,7 @@ async def test_a_room_whose_node_died_answers_unavailable_with_retry_after(
         ann, bob = await client(n1.url, "ann"), await client(n2.url, "bob")
         try:
             room = await start_game(ann, bob)
-            assert await presence.room_owner(room) == "u1"
+            assert await presence.leases.owner(room) == "u1"
             n1.kill9()
             await n1.proc.wait()
             with pytest.raises(ArenaError) as refused:
@@ -27,7 +27,7 @@ async def test_a_room_whose_node_died_answers_unavailable_with_retry_after(
             assert refused.value.code == "unavailable"
             assert refused.value.retry_after == 8000
             # answered while the dead node's lease still stood: not by waiting it out
-            assert await presence.room_owner(room) == "u1"
+            assert await presence.leases.owner(room) == "u1"
             await retry(lambda: bob.chat(room, "hello again"), timeout=30)
             heard = await bob.next(type="chat_message", room=room)
             assert heard.text == "hello again"

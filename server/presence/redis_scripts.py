@@ -1,5 +1,5 @@
 """The Lua scripts of Redis presence: each runs atomically in Redis, so an append
-checks the lease (fencing), the seq and publishes in one step, and a lobby entry and
+checks the lease (fencing) and the seq in one step, and a lobby entry and
 its announcement never part (:mod:`server.presence.redis`)."""
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ class Lua:
 
 def fenced_next_seq(owner: str) -> str:
     """Lua opening of the append script: 0 (refused) unless ``owner`` (an ARGV) is ''
-    or the node holding the room's lease (KEYS[3]); then ``seq``, the next sequence
+    or the node holding the room's lease (KEYS[2]); then ``seq``, the next sequence
     number of the room's log (KEYS[1])."""
     return f"""
-if {owner} ~= '' and redis.call('GET', KEYS[3]) ~= {owner} then
+if {owner} ~= '' and redis.call('GET', KEYS[2]) ~= {owner} then
   return 0
 end
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
@@ -38,30 +38,30 @@ LUA_UPSERT_HEAD = "'" + "".join(f"\\{b:03d}" for b in UPSERT_HEAD) + "'"
 
 # The one append, a compare-and-append: the events come packed, each holding its seq
 # (the room's owner numbered and encoded them, protocol/); the script only checks the
-# lease and that the log's next seq is the first event's, then stores and publishes the
-# bytes as they are (it never reads or rewrites msgpack).
-# KEYS: log, channel, lease, room, lobby hash, lobby channel; ARGV: owner or "" (fencing:
+# lease and that the log's next seq is the first event's, then stores the bytes as they
+# are (it never reads or rewrites msgpack).
+# KEYS: log, lease, room, lobby hash, lobby channel; ARGV: owner or "" (fencing:
 # with an owner, only the node holding the room's lease may append), the first event's
 # expected seq, the room's settings JSON or "" (set when the appends are accepted), room
-# id, lobby summary (msgpack) or "", then the events: all appended and published in
-# order, or none. Returns the last seq; 0: lease not held; -next seq: a conflict.
+# id, lobby summary (msgpack) or "", then the events: all appended in order, or none;
+# the lobby entry is set and published after them. Returns the last seq; 0: lease not
+# held; -next seq: a conflict.
 APPEND = (
     fenced_next_seq("ARGV[1]") + """\
 if tonumber(ARGV[2]) ~= seq then
   return -seq
 end
 if ARGV[3] ~= '' then
-  redis.call('SET', KEYS[4], ARGV[3])
+  redis.call('SET', KEYS[3], ARGV[3])
 end
 for i = 6, #ARGV do
   redis.call('XADD', KEYS[1], seq .. '-1', 'e', ARGV[i])
-  redis.call('PUBLISH', KEYS[2], ARGV[i])
   seq = seq + 1
 end
 if ARGV[5] ~= '' then
-  redis.call('HSET', KEYS[5], ARGV[4], ARGV[5])
+  redis.call('HSET', KEYS[4], ARGV[4], ARGV[5])
 """
-    f"  redis.call('PUBLISH', KEYS[6], {LUA_UPSERT_HEAD} .. ARGV[5])\n"
+    f"  redis.call('PUBLISH', KEYS[5], {LUA_UPSERT_HEAD} .. ARGV[5])\n"
     """end
 return seq - 1
 """
@@ -72,12 +72,6 @@ ACQUIRE = """
 local v = redis.call('GET', KEYS[1])
 if v and v ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1
-"""
-
-RENEW = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 """
 
@@ -108,8 +102,8 @@ redis.call('ZADD', KEYS[3], n, ARGV[1])
 return n
 """
 
-# KEYS: room, lease, log; ARGV: invite key prefix
-DELETE_ROOM = """
+# (the end of DROP_CLOSED_ROOM) KEYS: room, lease, log; ARGV: invite key prefix
+_FORGET_ROOM = """
 local raw = redis.call('GET', KEYS[1])
 if raw then
   local ok, meta = pcall(cjson.decode, raw)
@@ -122,14 +116,15 @@ return 1
 """
 
 # KEYS: room, lease, log, lobby, lobby channel; ARGV: invite key prefix, room id, remove
-# event JSON: the lobby entry goes (published if it was there), then as DELETE_ROOM
+# event JSON: the lobby entry goes (published if it was there), then the room's settings,
+# invite, lease (whoever holds it) and log
 DROP_CLOSED_ROOM = (
     """
 if redis.call('HDEL', KEYS[4], ARGV[2]) == 1 then
   redis.call('PUBLISH', KEYS[5], ARGV[3])
 end
 """
-    + DELETE_ROOM
+    + _FORGET_ROOM
 )
 
 # KEYS: lease, room[, invite]; ARGV: node, ttl ms, settings JSON[, room id]

@@ -45,13 +45,12 @@ from server.presence.sqlite_ports import (
     SqliteRatings,
     SqliteRecords,
     SqliteSessions,
-    durable,
 )
 from server.presence.sqlite_records import import_record_files
+from server.presence.sqlite_rooms import SqliteLobby, SqliteRooms
 from server.presence.sqlite_schema import (
     DB_NAME,
     DataDirError,
-    dumps,
     lock_data_dir,
     open_database,
     unlock_data_dir,
@@ -73,6 +72,8 @@ class SqlitePresence(MemoryPresence):
         self.records = SqliteRecords(self)
         self.names = SqliteNames(self)
         self.sessions = SqliteSessions(self)
+        self.lobby = SqliteLobby(self)
+        self.rooms = SqliteRooms(self, self.leases, self.lobby)
         self.data_dir = Path(data_dir)
         self._lock_fd: int | None = None
         self._conn: sqlite3.Connection | None = None
@@ -111,8 +112,8 @@ class SqlitePresence(MemoryPresence):
             raise DataDirError(f"data dir {self.data_dir}: {exc}") from None
         self.opened = {
             "sessions": len(self.sessions.live),
-            "rooms": len(self._rooms),
-            "events": sum(len(log_) for log_ in self._events.values()),
+            "rooms": len(self.rooms.settings),
+            "events": sum(len(log_) for log_ in self.rooms.events.values()),
             "records_imported": imported,
             "open_ms": round((time.perf_counter() - t0) * 1000, 1),
         }
@@ -159,11 +160,11 @@ class SqlitePresence(MemoryPresence):
             self.sessions.tokens[token_hash] = sid
             self.sessions.token_of[sid] = token_hash
         self.names.claims.update(conn.execute("SELECT key, secret_hash FROM names"))
-        self._lobby.update(conn.execute("SELECT room_id, packed FROM lobby"))
+        self.lobby.packed.update(conn.execute("SELECT room_id, packed FROM lobby"))
         for room_id, meta in conn.execute("SELECT room_id, meta FROM rooms"):
-            self._rooms[room_id] = json.loads(meta)
+            self.rooms.settings[room_id] = json.loads(meta)
         for room_id, seq, packed in conn.execute("SELECT * FROM events ORDER BY room_id, seq"):
-            log_ = self._events[room_id]
+            log_ = self.rooms.events[room_id]
             if seq != len(log_) + 1:
                 raise DataDirError(f"data dir {self.data_dir}: room {room_id}'s log has a gap")
             log_.append(packed)
@@ -179,50 +180,7 @@ class SqlitePresence(MemoryPresence):
 
     async def room_ids(self) -> list[str]:
         """Every room with settings in the store (open when the last run ended)."""
-        return sorted(self._rooms)
-
-    # -- lobby ------------------------------------------------------------------------------
-    @durable
-    async def lobby_upsert(self, room_id: str, summary: JSON) -> None:
-        await super().lobby_upsert(room_id, summary)
-        self._write("INSERT OR REPLACE INTO lobby VALUES (?, ?)", room_id, self._lobby[room_id])
-
-    @durable
-    async def lobby_remove(self, room_id: str) -> None:
-        if room_id in self._lobby:
-            self._write("DELETE FROM lobby WHERE room_id = ?", room_id)
-        await super().lobby_remove(room_id)
-
-    # -- rooms ------------------------------------------------------------------------------
-    @durable
-    async def put_room(self, room_id: str, meta: JSON) -> None:
-        await super().put_room(room_id, meta)
-        self._write("INSERT OR REPLACE INTO rooms VALUES (?, ?)", room_id, dumps(meta))
-
-    @durable
-    async def delete_room(self, room_id: str) -> None:
-        await super().delete_room(room_id)
-        self._write("DELETE FROM rooms WHERE room_id = ?", room_id)
-        self._write("DELETE FROM events WHERE room_id = ?", room_id)
-
-    open_room = durable(MemoryPresence.open_room)
-    drop_closed_room = durable(MemoryPresence.drop_closed_room)
-
-    async def find_invite(self, code: str) -> str | None:
-        """The room a private room's invite code opens."""
-        for room_id, meta in self._rooms.items():
-            if meta.get("invite") == code:
-                return room_id
-        return None
-
-    async def room_owners(self, room_ids: list[str]) -> dict[str, str | None]:
-        return {r: self._lease(r) for r in room_ids}
-
-    # -- event log --------------------------------------------------------------------------
-    append = durable(MemoryPresence.append)
-
-    def _logged(self, room_id: str, log_: list[bytes], seq: int) -> None:
-        self._write("INSERT INTO events VALUES (?, ?, ?)", room_id, seq, log_[seq - 1])
+        return sorted(self.rooms.settings)
 
     def _read(self, sql: str, *params: Any) -> list[Any]:
         """A short read on the loop (an indexed lookup: no disk wait worth a thread)."""

@@ -67,7 +67,7 @@ def name_key(name: str) -> str:
 class Subscription(ABC):
     """An async iterator of published events (dicts); ``close()`` stops it.
 
-    Use as ``async with await presence.subscribe_lobby() as sub: async for ev in sub``.
+    Use as ``async with await presence.lobby.subscribe() as sub: async for ev in sub``.
     The iterator ends when the subscription is closed or dropped for lagging.
     """
 

@@ -160,7 +160,7 @@ class Director:
         rec = await self.arena.records.get(record_id)
         if rec is not None:
             return record_id, rec["data"]["result"]
-        if await self.arena.presence.get_room(room) is not None:
+        if await self.arena.presence.rooms.get(room) is not None:
             return None
         rec = await self.arena.records.get(record_id)  # saved before the room went
         if rec is not None:
