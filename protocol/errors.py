@@ -197,8 +197,9 @@ ERROR_INFO: dict[ErrorCode, ErrorInfo] = {
     ErrorCode.RATE_LIMITED: ErrorInfo(
         True,
         None,
-        "Too many messages; the request was dropped. retry_after (ms) says when a token is "
-        "available again. Sustained flooding is closed with 4004.",
+        "Too many messages (or costly requests: catch-ups, new solo puzzles, failed logins); "
+        "the request was dropped. retry_after (ms) says when a token is available again. "
+        "Sustained flooding is closed with 4004.",
     ),
     ErrorCode.UNAVAILABLE: ErrorInfo(
         True,

@@ -94,3 +94,38 @@ class AddressBudget:
         if self.exempt(address):
             return None
         return self._bucket(self._anonymous, self._anon, address).take()
+
+
+#: ``--address-limits`` keys and the settings (server.config) each sets: a count, or a
+#: burst and a rate per second (``32/8``)
+LIMIT_KEYS: dict[str, tuple[str, ...]] = {
+    "conns": ("max_conns_per_address",),
+    "handshakes": ("handshake_burst", "handshake_per_second"),
+    "anonymous": ("anon_rate_burst", "anon_rate_per_second"),
+    "puzzles": ("deal_burst", "deal_per_second"),
+}
+
+
+def parse_limits(text: str) -> dict[str, int | float]:
+    """``conns=64,handshakes=32/8,anonymous=200/100,puzzles=6/0.5`` (any of them) as
+    settings; ``ValueError`` saying what is wrong."""
+    settings: dict[str, int | float] = {}
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        key, _, value = item.partition("=")
+        fields = LIMIT_KEYS.get(key.strip())
+        if fields is None:
+            raise ValueError(f"unknown limit {key.strip()!r} (known: {', '.join(LIMIT_KEYS)})")
+        parts = value.strip().split("/")
+        try:
+            if len(parts) != len(fields):
+                raise ValueError
+            numbers = [int(parts[0])] + [float(p) for p in parts[1:]]
+        except ValueError:
+            want = "N" if len(fields) == 1 else "BURST/PER_S"
+            raise ValueError(f"{key.strip()} wants {want}, not {value.strip()!r}") from None
+        if numbers[0] < 1 or any(n <= 0 for n in numbers[1:]):
+            raise ValueError(f"{key.strip()} wants positive numbers, not {value.strip()!r}")
+        settings.update(zip(fields, numbers, strict=True))
+    return settings

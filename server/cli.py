@@ -15,6 +15,7 @@ import structlog
 from clients.cli import CliError
 from clients.web import STATIC as WEB_STATIC
 from server import eventloop
+from server.address_budget import parse_limits
 from server.app import Config, running
 from server.logs import configure
 from server.origin import parse_allow_list
@@ -156,9 +157,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--address-limits-exempt",
         default="127.0.0.0/8,::1/128",
         metavar="CIDRS",
-        help="comma-separated networks the per-address connection and anonymous-request "
-        "limits do not apply to; 'none' for none (default loopback: behind a proxy on the "
+        help="comma-separated networks the per-address limits (--address-limits) do not "
+        "apply to; 'none' for none (default loopback: behind a proxy on the "
         "same host, every client has its address)",
+    )
+    parser.add_argument(
+        "--address-limits",
+        default="",
+        metavar="LIMITS",
+        help="per client address, any of: conns=N (open connections), handshakes=B/R, "
+        "anonymous=B/R (requests of connections not logged in), puzzles=B/R (new solo "
+        "puzzles), B a burst and R per second (conns=64,handshakes=32/8,anonymous=200/100,"
+        "puzzles=6/0.5)",
     )
     parser.add_argument(
         "--event-loop",
@@ -209,7 +219,12 @@ def run(args: argparse.Namespace) -> int:
             ipaddress.ip_network(net, strict=False)
         except ValueError:
             raise CliError(f"--address-limits-exempt: {net!r} is not a network") from None
+    try:
+        address_limits = parse_limits(args.address_limits)
+    except ValueError as exc:
+        raise CliError(f"--address-limits: {exc}") from None
     config = Config(
+        **address_limits,  # type: ignore[arg-type]
         rate_burst=rate_burst,
         rate_per_second=rate_per_second,
         max_frame_bytes=args.max_frame,

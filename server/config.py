@@ -38,6 +38,12 @@ class Config:
     handshake_per_second: float = 8.0
     anon_rate_burst: int = 200
     anon_rate_per_second: float = 100.0
+    #: a request that deals a costly game (a solo puzzle) costs so many tokens of its
+    #: connection's rate, and one of its address's deal budget (burst, per second):
+    #: server.costly_requests
+    deal_cost: int = 10
+    deal_burst: int = 6
+    deal_per_second: float = 0.5
     #: networks the per-address limits do not apply to (local bots, benchmarks, a
     #: same-host proxy: all its clients share its address)
     address_limits_exempt: tuple[str, ...] = ("127.0.0.0/8", "::1/128")

@@ -12,6 +12,7 @@ from protocol.errors import ErrorCode, ProtocolError
 from protocol.outgoing import Outgoing
 from server import room_calls as rc
 from server.connection import Connection
+from server.costly_requests import CostlyRequests
 from server.host import Handler, Host
 
 
@@ -20,6 +21,7 @@ class RoomRequests:
 
     def __init__(self, arena: Host) -> None:
         self.arena = arena
+        self.costly = CostlyRequests(arena.config, arena.addresses.exempt)
 
     def handlers(self) -> dict[str, Handler]:
         return {
@@ -40,6 +42,7 @@ class RoomRequests:
 
     async def on_create_room(self, conn: Connection, msg: m.CreateRoom) -> None:
         s = self.arena.session_service.of_conn(conn)
+        self.costly.charge_deal(conn, msg.game, msg.variant, msg.options)  # (a solo puzzle)
         room = await self.arena.registry.create_room(
             s,
             msg.game,
@@ -88,12 +91,20 @@ class RoomRequests:
         await self._room_call(conn, msg, rc.Leave)
 
     async def _room_call(
-        self, conn: Connection, msg: Any, call: Callable[[str], rc.RoomCall]
+        self,
+        conn: Connection,
+        msg: Any,
+        call: Callable[[str], rc.RoomCall],
+        deals: bool = False,
     ) -> None:
         """Ask the room to run ``call(session)``, then ``ack`` (for a room of this node,
-        from inside its turn: the ack shares the write of the events it follows)."""
+        from inside its turn: the ack shares the write of the events it follows);
+        ``deals``: the call may deal the room's next game (charged when that is costly)."""
         s = self.arena.session_service.of_conn(conn)
         room = await self.arena.registry.find(msg.room)
+        if deals and room.settings is not None:
+            st = room.settings
+            self.costly.charge_deal(conn, st.game, st.variant, st.options)
         ack = Outgoing({"type": "ack"} if msg.id is None else {"type": "ack", "re": msg.id})
         await room.request(call(s.id), partial(conn.send, ack))
 
@@ -122,10 +133,10 @@ class RoomRequests:
         await self._room_call(conn, msg, rc.Abort)
 
     async def on_offer_rematch(self, conn: Connection, msg: m.OfferRematch) -> None:
-        await self._room_call(conn, msg, lambda sid: rc.OfferRematch(sid, False))
+        await self._room_call(conn, msg, lambda sid: rc.OfferRematch(sid, False), deals=True)
 
     async def on_accept_rematch(self, conn: Connection, msg: m.AcceptRematch) -> None:
-        await self._room_call(conn, msg, lambda sid: rc.OfferRematch(sid, True))
+        await self._room_call(conn, msg, lambda sid: rc.OfferRematch(sid, True), deals=True)
 
     async def on_chat(self, conn: Connection, msg: m.Chat) -> None:
         name = (self.arena.session_service.of_conn(conn).player or {}).get("name", "anonymous")

@@ -34,6 +34,7 @@ SAMPLES = {
     "ARENA_METRICS_HOST": "::1",
     "ARENA_METRICS_PORT": 0,  # a free port
     "ARENA_ADDRESS_LIMITS_EXEMPT": "10.0.0.0/8",
+    "ARENA_ADDRESS_LIMITS": "conns=9,puzzles=2/0.25",
     "ARENA_EVENT_LOOP": "asyncio",  # not the default, and there without uvloop too
 }
 
