@@ -197,7 +197,7 @@ class Arena:
 
     def stream_catch_up(self, session: str, stream: CatchUpStream) -> bool:
         """Serve ``stream`` by the session's connection here (server.catch_up); False if
-        it has none here (a session of another node: the room sends the pages)."""
+        it has none here (a session of another node: that node serves it, cluster_catch_up)."""
         s = self.sessions.get(session)
         if s is None or s.conn is None or s.conn.closing:
             return False
@@ -226,12 +226,6 @@ class Arena:
 
     def session_name(self, session: str) -> str | None:
         return self.session_service.name_of(session)
-
-    def reading(self, session: str) -> bool:
-        """Whether the session's connection still takes messages (not cut off); a session
-        of another node: assumed so."""
-        s = self.sessions.get(session)
-        return s is None or (s.conn is not None and not getattr(s.conn, "closing", False))
 
     def forget_room(self, session: str, room_id: str) -> None:
         self.session_service.forget_room(session, room_id)

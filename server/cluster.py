@@ -64,6 +64,7 @@ from server import node_messages as nm
 from server import room_calls as rc
 from server import room_replay
 from server.cluster_calls import ForwardedCalls, logged_requests
+from server.cluster_catch_up import RemoteCatchUps
 from server.cluster_inbox import NodeInbox
 from server.cluster_remote import Outbound, Outbox, RemoteConn, RemoteRoom
 from server.cluster_sweep import Sweeps
@@ -86,7 +87,7 @@ def restore_room(
     return Room(arena, settings, state=state), state.unfinished
 
 
-class Cluster(ForwardedCalls, NodeInbox, Sweeps):
+class Cluster(ForwardedCalls, NodeInbox, Sweeps, RemoteCatchUps):
     """This node's part in a multi-node arena (active when presence is shared)."""
 
     def __init__(self, arena: Host) -> None:

@@ -89,6 +89,8 @@ class NodeInbox:
                 arena.spawn(self._reattach(room_id, origin))
             case nm.ChallengeTo() | nm.ChallengeOver():
                 arena.challenges.remote(msg)
+            case nm.CatchUpFrom():
+                self._serve_catch_up(msg)
 
     def _admit(self, sid: str, out: Outgoing) -> Outgoing | None:
         """What of a message from a room's owner the session's connection gets: each room

@@ -106,8 +106,32 @@ class ChallengeOver:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class CatchUpFrom:
+    """A catch-up for ``session`` (connected to the receiver): the receiver reads the
+    events of ``room`` after ``since`` up to ``last`` from the log and sends them as the
+    session's connection takes them (:mod:`server.cluster_catch_up`); ``re``: the
+    request it answers."""
+
+    session: str
+    room: str
+    since: int
+    last: int
+    re: Any = None
+
+
 NodeMessage = (
-    Deliver | Call | Reply | Forget | Drop | Rooms | Resync | Attach | ChallengeTo | ChallengeOver
+    Deliver
+    | Call
+    | Reply
+    | Forget
+    | Drop
+    | Rooms
+    | Resync
+    | Attach
+    | ChallengeTo
+    | ChallengeOver
+    | CatchUpFrom
 )
 
 
@@ -148,6 +172,9 @@ def encode(msg: NodeMessage) -> dict[str, Any]:
         return {"k": "challenge", "c": msg.challenge}
     if type(msg) is ChallengeOver:
         return {"k": "challenge_ended", "id": msg.id, "s": msg.session, "r": msg.reason}
+    if type(msg) is CatchUpFrom:
+        return {"k": "catch_up", "s": msg.session, "room": msg.room, "a": msg.since, "z": msg.last,
+                "re": msg.re}  # fmt: skip
     raise ValueError(f"not a node message: {msg!r}")
 
 
@@ -182,6 +209,8 @@ def decode(data: dict[str, Any]) -> NodeMessage:
             return ChallengeTo(data["c"])
         if k == "challenge_ended":
             return ChallengeOver(data["id"], data["s"], data["r"])
+        if k == "catch_up":
+            return CatchUpFrom(data["s"], data["room"], data["a"], data["z"], data.get("re"))
     except (KeyError, TypeError) as exc:
         raise ValueError(f"malformed node message: {exc}") from None
     raise ValueError(f"unknown node message kind: {data.get('k')!r}")

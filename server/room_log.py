@@ -7,7 +7,6 @@ from a ``seq``: :meth:`RoomLog.catch_up` sends the logged events as they were se
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from protocol import messages as m
@@ -146,16 +145,10 @@ class RoomLog:
         stream = CatchUpStream(
             self.id, since_seq, self.state.seq, re, self.arena.presence.rooms.read_events, _no_note
         )
-        if self.arena.stream_catch_up(session, stream):
-            return True
-        # A session of another node: its pages go from here, a page per turn of the event
-        # loop, so a long catch-up never holds up other rooms; this room's own events
-        # wait in its inbox meanwhile, so the order is kept.
-        async for out in stream.pages():
-            self.arena.deliver(session, out)
-            if not self.arena.reading(session):  # (cut off: no more pages)
-                break
-            await asyncio.sleep(0)
+        if not self.arena.stream_catch_up(session, stream):
+            # a session of another node: that node reads and sends the pages, outside
+            # this worker too, in order with the events sent to it after (cluster_catch_up)
+            self.arena.cluster.stream_catch_up(session, stream)
         return True
 
 

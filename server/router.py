@@ -33,6 +33,10 @@ class LocalRouter:
     def name_of(self, session: str) -> str | None:
         return None
 
+    def stream_catch_up(self, session: str, stream: Any) -> bool:
+        """A catch-up for a session this node does not hold: nobody to send it to."""
+        return False
+
     def forget(self, session: str, room_id: str) -> None:
         pass
 

@@ -63,6 +63,9 @@ messages = st.one_of(
     st.builds(nm.Rooms, text, st.lists(text, max_size=4)),
     st.builds(nm.Resync, text),
     st.builds(nm.Attach, text, text),
+    st.builds(
+        nm.CatchUpFrom, text, text, st.integers(0, 2**40), st.integers(0, 2**40), json_values
+    ),
 )
 
 
@@ -109,6 +112,14 @@ def test_the_wire_keeps_its_short_keys() -> None:
     assert nm.encode(nm.Rooms("s1", ["r1"])) == {"k": "rooms", "s": "s1", "rooms": ["r1"]}
     assert nm.encode(nm.Resync("n2")) == {"k": "resync", "from": "n2"}
     assert nm.encode(nm.Attach("r1", "n2")) == {"k": "attach", "room": "r1", "from": "n2"}
+    assert nm.encode(nm.CatchUpFrom("s1", "r1", 3, 9, 4)) == {
+        "k": "catch_up",
+        "s": "s1",
+        "room": "r1",
+        "a": 3,
+        "z": 9,
+        "re": 4,
+    }
 
 
 @pytest.mark.parametrize(
