@@ -6,6 +6,9 @@ runs. So a room that starts such a game takes a seed whose search a worker proce
 has already run (``Game.search_deal``), and whose answer this process has taken in
 (``Game.remember_deal``): dealing it on the loop is then instant.
 
+The trial deal that checks a new room of such a game (its seat count and labels) is a
+search too: the worker makes it, once per kind (:meth:`DealPool.seating`).
+
 A few seeds per kind of deal are kept ready (refilled one at a time by the worker).
 A start that finds none waits for the worker. A new costly room is refused with
 ``unavailable`` (and ``retry_after``) before any room is made when none is ready and
@@ -26,7 +29,7 @@ from typing import Any
 
 import structlog
 
-from engine.base import game_class
+from engine.base import game_class, new_game
 from protocol.errors import ErrorCode, ProtocolError
 
 log = structlog.get_logger("arena.deals")
@@ -48,6 +51,13 @@ def _search(args: DealArgs, seed: int) -> Any:
     return game_class(game).search_deal(rules, variant, players, options, seed)
 
 
+def _seating(args: DealArgs) -> tuple[int, list[str]]:
+    """In the worker process: seat count and labels, from a trial deal (a search)."""
+    game, rules, variant, players, options = args
+    probe = new_game(game, rules=rules, variant=variant, players=players, options=options)
+    return probe.num_players, probe.seat_names()
+
+
 class DealPool:
     def __init__(self) -> None:
         self._ready: dict[str, deque[int]] = {}
@@ -55,6 +65,7 @@ class DealPool:
         self._executor: ProcessPoolExecutor | None = None
         self._waiting = 0
         self._tasks: set[asyncio.Task[None]] = set()
+        self._seatings: dict[str, tuple[int, list[str]]] = {}
 
     @property
     def waiting(self) -> int:
@@ -77,6 +88,31 @@ class DealPool:
             "the server is busy dealing puzzles: try again shortly",
             retry_after=RETRY_AFTER_MS,
         )
+
+    async def seating(
+        self,
+        game: str,
+        rules: str | None,
+        variant: str | None,
+        players: int | None,
+        options: dict[str, Any] | None,
+    ) -> tuple[int, list[str]]:
+        """Seat count and labels of a game whose deal is costly, from a trial deal made by
+        the worker (once per kind: a new room's request is checked without a search on
+        the loop); ``SetupError`` for a bad set-up."""
+        args: DealArgs = (game, rules, variant, players, options or None)
+        key = _key(args)
+        known = self._seatings.get(key)
+        if known is None:
+            loop = asyncio.get_running_loop()
+            try:
+                known = await loop.run_in_executor(self._worker(), _seating, args)
+            except BrokenProcessPool:  # the worker died: a new one
+                self._executor = None
+                known = await loop.run_in_executor(self._worker(), _seating, args)
+            if len(self._seatings) < MAX_KINDS:
+                self._seatings[key] = known
+        return known[0], list(known[1])
 
     async def seed(
         self,

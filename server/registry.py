@@ -118,7 +118,12 @@ class RoomRegistry:
             raise ProtocolError(ErrorCode.FORBIDDEN, "rated games need a claimed name (a token)")
         self.check_game_cap(s)
         try:
-            num_players, labels = self.seating(game, rules, variant, seats, options)
+            if self.arena.deals.costly(game, variant, options):  # (its trial deal: a search)
+                num_players, labels = await self.arena.deals.seating(
+                    game, rules, variant, seats, options
+                )
+            else:
+                num_players, labels = self.seating(game, rules, variant, seats, options)
         except SetupError as exc:
             raise ProtocolError(ErrorCode.BAD_SETUP, str(exc)) from None
         if seat is not None and seat >= num_players:

@@ -13,6 +13,7 @@ import pytest
 
 from clients.client import ArenaError
 from engine.collapsi import CollapsiGame, solo_solvable
+from engine.collapsi import game as game_module
 from server import deal_pool
 
 FRESH_DEAL = (
@@ -60,6 +61,9 @@ async def test_puzzles_beyond_the_bound_are_refused_before_a_room_is_made(
     deals = arena.arena.deals
     ann, bob = await arena.client("ann"), await arena.client("bob")
     state = await ann.create_room("collapsi", variant="solo", seat=0)
+    # the room's check started the worker; without it, the start waits for a new one
+    # (as a node's first start does), long enough to be seen waiting
+    await deals.close()
     ready = asyncio.create_task(ann.ready(state.room))
     for _ in range(2000):  # (until ann's start waits for the worker: it spawns first)
         if deals.waiting:
@@ -75,3 +79,38 @@ async def test_puzzles_beyond_the_bound_are_refused_before_a_room_is_made(
     assert deals.waiting == 0
     other = await bob.create_room("collapsi", variant="solo", seat=0)  # the worker is free
     assert other.room in arena.arena.rooms
+
+
+async def test_a_new_puzzle_room_is_checked_without_a_search_on_the_loop(
+    arena: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The trial deal that checks a ``create_room`` (seat count, labels) of a solo puzzle
+    is a search too (ruling 7): it is made by the worker, never in the server's process,
+    for each size and rule set, the refused request's as well."""
+    searched: list[int] = []
+    real = game_module.solo_solvable
+
+    def counted(game: Any) -> bool:
+        searched.append(1)
+        return real(game)
+
+    await arena.start(
+        rate_burst=10**4, rate_per_second=10**4
+    )  # (its welcome's game list deals each variant once, before serving)
+    monkeypatch.setattr(game_module, "solo_solvable", counted)
+    monkeypatch.setattr(game_module, "_SOLO_FOUND", {})  # nothing searched here before
+    ann = await arena.client("ann")
+    for rules in ("standard", "classic"):
+        for size in (3, 4):
+            state = await ann.create_room(
+                "collapsi", rules=rules, variant="solo", options={"size": size}, seat=0
+            )
+            with pytest.raises(ArenaError) as refused:
+                await ann.create_room(
+                    "collapsi", rules=rules, variant="solo", options={"size": size}, seat=1
+                )
+            assert refused.value.code == "bad_request"
+            await ann.ready(state.room)
+            await ann.next(type="game_started", room=state.room)
+            await ann.leave(state.room)
+    assert searched == []
