@@ -211,6 +211,8 @@ class Cluster(ForwardedCalls, NodeInbox, Sweeps, RemoteCatchUps):
             room = await self.take_over(room_id)
             if room is not None:
                 return room
+            if await self.presence.rooms.get(room_id) is None:
+                return None  # it closed meanwhile: its settings went with its log
             owner = await self.presence.leases.owner(room_id)
             if owner is None or owner == self.node:
                 raise PresenceError(f"room {room_id} is being taken over")
