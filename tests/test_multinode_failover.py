@@ -239,6 +239,9 @@ async def test_an_owner_paused_past_its_lease_acknowledges_nothing_when_it_wakes
         await assert_all_have(presence, room, acked, (ann, bob))
         # p1 logged nothing after p2 took over, so p2's copy never fell behind the log
         assert not p2.events("room_copy_stale")
+        # woken past its lease, p1 met an expected condition: no error, no stack trace
+        loud = [e for e in p1.lines if e.get("level") in ("error", "critical") or "exception" in e]
+        assert not loud, loud[:3]
 
 
 async def test_a_stale_copy_of_a_room_reloads_rather_than_refusing_a_legal_move(
