@@ -71,7 +71,7 @@ class CostlyRequests:
                 )
         bucket = getattr(conn, "bucket", None)
         if bucket is not None:  # (the frame itself took one token already)
-            bucket.charge(self.cost - 1)
+            bucket.charge(max(0, self.cost - 1))
 
     def _bucket(self, address: str) -> TokenBucket:
         bucket = self._buckets.get(address)
