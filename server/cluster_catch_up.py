@@ -55,7 +55,7 @@ class RemoteCatchUps:
         if since >= msg.last and msg.re is None:  # nothing new, and no reply owed
             s.resuming.discard(msg.room)  # (the room's live events may flow now)
             return
-        read = self.presence.read_events
+        read = self.presence.rooms.read_events
         stream = CatchUpStream(msg.room, since, msg.last, msg.re, read, _no_note)
         if arena.stream_catch_up(msg.session, stream):
             self.cursors[key] = max(self.cursors.get(key, 0), msg.last)

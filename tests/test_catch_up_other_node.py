@@ -40,7 +40,7 @@ async def test_a_catch_up_for_another_nodes_session_does_not_hold_up_the_room(
     held_on: list[str] = []
 
     def hold(node: Any) -> None:
-        real_read = node.presence.read_events
+        real_read = node.presence.rooms.read_events
 
         async def read_events(room_id: str, after_seq: int = 0, limit: int | None = None) -> Any:
             if room_id == room and after_seq >= MAX_EVENTS:  # the second page on
@@ -49,7 +49,7 @@ async def test_a_catch_up_for_another_nodes_session_does_not_hold_up_the_room(
                 await gate.wait()
             return await real_read(room_id, after_seq=after_seq, limit=limit)
 
-        node.presence.read_events = read_events
+        node.presence.rooms.read_events = read_events
 
     hold(owner)
     hold(other)
