@@ -127,11 +127,40 @@ def rss_bytes(pid: int) -> int:
 _TICK = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds(pid: int) -> float:
-    """User plus system CPU time of ``pid`` so far."""
+def _stat(pid: int) -> list[str]:
     stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / _TICK
+    return stat[stat.rindex(")") + 2 :].split()
+
+
+def children_of(pid: int) -> list[int]:
+    """The live descendants of ``pid`` (the SQLite store's writer process, say)."""
+    parent: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parent[int(entry)] = int(_stat(int(entry))[1])
+            except (OSError, IndexError, ValueError):
+                continue  # (gone meanwhile)
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        kids = [c for c, pp in parent.items() if pp == p]
+        found += kids
+        todo += kids
+    return found
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of ``pid`` and of its live descendants so far (a
+    server's writer process works for it: its CPU is the server's)."""
+    total = 0.0
+    for p in [pid, *children_of(pid)]:
+        try:
+            fields = _stat(p)
+        except OSError:
+            continue  # (a child that ended meanwhile)
+        total += (int(fields[11]) + int(fields[12])) / _TICK
+    return total
 
 
 def open_fds(pid: int) -> int:

@@ -88,6 +88,7 @@ class Arena:
         self.lobby_conns: set[Connection] = set()
         #: frames of one loop step, one write per connection at the next (server.connection)
         self.write_batches = WriteBatches(self.presence.barrier)
+        self.presence.add_commit_listener(self.write_batches.release)
         self.deals = DealPool()
         #: WebSocket pings for every connection from one task (server.keepalive)
         self.keepalive = (

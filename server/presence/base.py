@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC
+from collections.abc import Callable
 
 from server.presence.bus import NodeBus
 from server.presence.leases import Leases
@@ -98,6 +99,11 @@ class Presence(ABC):
         answer a change once it is made: None.
         """
         return None
+
+    def add_commit_listener(self, fn: Callable[[], None]) -> None:  # noqa: B027 - optional
+        """Call ``fn`` as soon as changes reach the disk, in the loop step that learns
+        of it (a :meth:`barrier` future's callbacks run a step later); a store that
+        answers a change once it is made never calls it."""
 
     async def settled(self) -> None:
         """Wait until every change made so far is on disk (see :meth:`barrier`); for

@@ -32,6 +32,7 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,7 @@ class SqlitePresence(MemoryPresence):
         self._conn: sqlite3.Connection | None = None
         self._reader: sqlite3.Connection | None = None
         self._writer: GroupCommit | None = None
+        self._commit_listeners: list[Callable[[], None]] = []
         self.bus = InProcessBus()
         #: how long opening took, and what it found (logged by the server)
         self.opened: dict[str, Any] = {}
@@ -88,8 +90,14 @@ class SqlitePresence(MemoryPresence):
         if self._writer is not None:
             return
         await asyncio.to_thread(self._open)
-        assert self._conn is not None
-        self._writer = GroupCommit(self._conn, asyncio.get_running_loop())
+        try:
+            self._writer = await GroupCommit.open(self.data_dir / DB_NAME)
+            self._writer.listeners = self._commit_listeners
+        except OSError as exc:
+            self._release()
+            raise DataDirError(
+                f"data dir {self.data_dir}: cannot start its writer process: {exc}"
+            ) from None
 
     def _open(self) -> None:
         t0 = time.perf_counter()
@@ -147,6 +155,9 @@ class SqlitePresence(MemoryPresence):
 
     def barrier(self) -> asyncio.Future[None] | None:
         return None if self._writer is None else self._writer.barrier()
+
+    def add_commit_listener(self, fn: Callable[[], None]) -> None:
+        self._commit_listeners.append(fn)
 
     # -- loading --------------------------------------------------------------------------
     def _load(self) -> None:

@@ -84,11 +84,15 @@ def unlock_data_dir(fd: int) -> None:
         os.close(fd)  # (closing releases the flock)
 
 
+#: every connection's settings (the writer process's too, server.presence.sqlite_child)
+PRAGMAS = ("journal_mode=WAL", "synchronous=FULL")
+
+
 def connect(path: Path) -> sqlite3.Connection:
     """A connection in WAL mode, every commit on disk before it returns (``FULL``)."""
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=5)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=FULL")
+    for pragma in PRAGMAS:
+        conn.execute(f"PRAGMA {pragma}")
     return conn
 
 
