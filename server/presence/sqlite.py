@@ -81,6 +81,8 @@ class SqlitePresence(MemoryPresence):
         self._reader: sqlite3.Connection | None = None
         self._writer: GroupCommit | None = None
         self._commit_listeners: list[Callable[[], None]] = []
+        #: what the ports' ``durable`` changes check (a port's ``store`` is this one)
+        self.store = self
         self.bus = InProcessBus()
         #: how long opening took, and what it found (logged by the server)
         self.opened: dict[str, Any] = {}
@@ -151,7 +153,10 @@ class SqlitePresence(MemoryPresence):
         return self._writer
 
     def _write(self, sql: str, *params: Any) -> None:
-        self._writer_or_fail().write(sql, params)
+        writer = self._writer
+        if writer is None:
+            raise DataDirError("the store is not open")
+        writer.write(sql, params)
 
     def barrier(self) -> asyncio.Future[None] | None:
         return None if self._writer is None else self._writer.barrier()

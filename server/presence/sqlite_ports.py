@@ -25,6 +25,9 @@ class SqlitePresence(Protocol):
     """What the ports use of their store (:class:`server.presence.sqlite.SqlitePresence`;
     not imported: it imports this module)."""
 
+    _writer: Any
+    store: Any
+
     def _writer_or_fail(self) -> Any: ...
     def _write(self, sql: str, *params: Any) -> None: ...
     def _read(self, sql: str, *params: Any) -> list[Any]: ...
@@ -40,8 +43,9 @@ def durable(fn: F) -> F:
 
     @functools.wraps(fn)
     async def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-        store: SqlitePresence = getattr(self, "store", self)  # (a port: its store's)
-        store._writer_or_fail().check()
+        writer = self.store._writer  # (the store's own: its ``store`` is itself)
+        if writer is None or writer.failed is not None:
+            self.store._writer_or_fail().check()  # (raises)
         return await fn(self, *args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
