@@ -150,11 +150,11 @@ def children_of(pid: int) -> list[int]:
     return found
 
 
-def cpu_seconds(pid: int) -> float:
+def cpu_seconds(pid: int, descendants: bool = True) -> float:
     """User plus system CPU time of ``pid`` and of its live descendants so far (a
     server's writer process works for it: its CPU is the server's)."""
     total = 0.0
-    for p in [pid, *children_of(pid)]:
+    for p in [pid, *(children_of(pid) if descendants else [])]:
         try:
             fields = _stat(p)
         except OSError:
@@ -764,8 +764,10 @@ def run_load(
     gc0 = srv.gc()[0]
     lag0 = loop_lag_buckets(srv.port) if mode == "arena" else {}
     cpu0 = {pid: cpu_seconds(pid) for pid in [server_pid] + [int(p.pid) for p in procs]}
+    own0 = cpu_seconds(server_pid, descendants=False)
     time.sleep(max(0.0, end - time.monotonic()))
     cpu1 = {pid: cpu_seconds(pid) for pid in cpu0}
+    own1 = cpu_seconds(server_pid, descendants=False)
     lag1 = loop_lag_buckets(srv.port) if mode == "arena" else {}
     gc1, collections = srv.gc()
     if opts.get("profile"):
@@ -789,6 +791,8 @@ def run_load(
         "latencies": [x for r in results for x in r["latencies"]],
         "games": sum(r["games"] for r in results),
         "server_cpu_s": cpu1[server_pid] - cpu0[server_pid],
+        #: the server's own process (its event loop), without its writer process
+        "server_own_cpu_s": own1 - own0,
         "server_gc_s": gc1 - gc0,
         "gc_collections": collections,
         "client_cpu_s": sum(cpu1[pid] - cpu0[pid] for pid in cpu0 if pid != server_pid),
@@ -848,6 +852,7 @@ def summarize(rounds: list[dict[str, Any]]) -> dict[str, Any]:
         "median_ms": statistics.median(latencies) * 1000 if latencies else float("nan"),
         "p99_ms": percentile(latencies, 0.99) * 1000,
         "server_cpu": server_cpu / span,
+        "server_own_cpu": sum(r.get("server_own_cpu_s", 0.0) for r in rounds) / span,
         "client_cpu": sum(r["client_cpu_s"] for r in rounds) / span,
         "server_cpu_us": server_cpu / count * 1e6 if count else float("nan"),
         #: the server's CPU time spent in the garbage collector
@@ -1068,6 +1073,11 @@ def mib(n: float) -> str:
     return f"{n / (1 << 20):.0f} MiB"
 
 
+def div(a: float, b: float) -> float:
+    """``a / b``, NaN for a zero ``b`` (a run too short for the CPU clock's 10 ms tick)."""
+    return a / b if b else float("nan")
+
+
 def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
     arena, echo = res["arena"], res["echo"]
     lines = [
@@ -1112,11 +1122,11 @@ def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
     lines += [
         "",
         f"arena/echo rate ratio: {ratio:.2f}; per round {per_round}",
-        f"server CPU per move / per echo: {arena['server_cpu_us'] / echo['server_cpu_us']:.1f}",
+        f"server CPU per move / per echo: {div(arena['server_cpu_us'], echo['server_cpu_us']):.1f}",
         f"relay (one frame in, the same frame out to both clients of the pair, nothing else): "
-        f"relay/echo rate ratio {relay['rate'] / echo['rate']:.2f}, arena/relay "
-        f"{arena['rate'] / relay['rate']:.2f}; server CPU per relayed message / per echo "
-        f"{relay['server_cpu_us'] / echo['server_cpu_us']:.1f}",
+        f"relay/echo rate ratio {div(relay['rate'], echo['rate']):.2f}, arena/relay "
+        f"{div(arena['rate'], relay['rate']):.2f}; server CPU per relayed message / per echo "
+        f"{div(relay['server_cpu_us'], echo['server_cpu_us']):.1f}",
         f"move p99, instant moves: {arena['p99_ms']:.2f} ms with {args.games} games; "
         f"echo p99 {echo['p99_ms']:.2f} ms",
     ]
@@ -1127,11 +1137,12 @@ def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
         )
     lines += [
         "server CPU per move in echoes / relayed messages of the same run: "
-        f"in room {inroom['server_cpu_us'] / echo['server_cpu_us']:.1f} / "
-        f"{inroom['server_cpu_us'] / relay['server_cpu_us']:.1f} (target <= 3 relay messages: "
+        f"in room {div(inroom['server_cpu_us'], echo['server_cpu_us']):.1f} / "
+        f"{div(inroom['server_cpu_us'], relay['server_cpu_us']):.1f} (target <= 3 relay messages: "
         f"{'met' if inroom['server_cpu_us'] <= 3 * relay['server_cpu_us'] else 'NOT met'}); "
-        f"whole game (a new room each game) {arena['server_cpu_us'] / echo['server_cpu_us']:.1f}"
-        f" / {arena['server_cpu_us'] / relay['server_cpu_us']:.1f}",
+        "whole game (a new room each game) "
+        f"{div(arena['server_cpu_us'], echo['server_cpu_us']):.1f}"
+        f" / {div(arena['server_cpu_us'], relay['server_cpu_us']):.1f}",
         f"games finished in the window: {arena['games']} in new rooms, "
         f"{inroom['games']} in rooms (rematches)",
         f"machine load average (1 min) before and after: {res['load'][0]} -> {res['load'][1]} "
@@ -1144,18 +1155,20 @@ def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
             f"redis/memory moves ratio: {r:.2f} "
             f"(target >= 0.7: {'met' if r >= 0.7 else 'NOT met'}); "
             "server CPU per move redis/memory: "
-            f"{redis['server_cpu_us'] / arena['server_cpu_us']:.2f} "
+            f"{div(redis['server_cpu_us'], arena['server_cpu_us']):.2f} "
             "(redis-server's own CPU not counted)"
         )
     if "sqlite" in res:
         sq = res["sqlite"]
         r = sq["rate"] / arena["rate"] if arena["rate"] else float("nan")
         lag = sq["loop_lag_p99_ms"]
-        cpu = sq["server_cpu_us"] / arena["server_cpu_us"]
+        cpu = div(sq["server_cpu_us"], arena["server_cpu_us"])
         lines.append(
             f"sqlite/memory moves ratio: {r:.2f} "
             f"(target >= 0.7: {'met' if r >= 0.7 else 'NOT met'}); "
-            f"server CPU per move sqlite/memory: {cpu:.2f}; event-loop lag p99 "
+            f"server CPU per move sqlite/memory: {cpu:.2f} (the SQLite server's own "
+            f"process {sq['server_own_cpu']:.0%} of a core, its writer process "
+            f"{sq['server_cpu'] - sq['server_own_cpu']:.0%}); event-loop lag p99 "
             f"<= {lag:g} ms sqlite, <= {arena['loop_lag_p99_ms']:g} ms memory "
             f"({sq['loop_lag_samples']:.0f} samples; target < 10 ms: "
             f"{'met' if lag <= 10 else 'NOT met'})"
@@ -1170,7 +1183,7 @@ def report(args: argparse.Namespace, res: dict[str, Any]) -> str:
             f"<= {mem['loop_lag_p99_ms']:g} ms memory ({sq['loop_lag_samples']:.0f} "
             f"samples; target < 10 ms: {'met' if lag <= 10 else 'NOT met'}); "
             f"server CPU per move sqlite/memory "
-            f"{sq['server_cpu_us'] / mem['server_cpu_us']:.2f}"
+            f"{div(sq['server_cpu_us'], mem['server_cpu_us']):.2f}"
         )
     if "redis_failed" in res:
         lines.append(f"redis: failed, {res['redis_failed']}")
