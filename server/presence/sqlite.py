@@ -7,7 +7,7 @@ reads cost what they cost in memory; records alone are read from the database (t
 may be many, and nothing but ``get_record`` needs them).
 
 **Durability.** A change is made in memory and its statements join the current loop
-step's batch; the writer thread commits each batch (several, under load) with one
+step's batch; the writer process commits each batch (several, under load) with one
 fsync (:mod:`.sqlite_writer`). The change returns at once: what tells a client of it
 waits for :meth:`barrier` (output commit, held in server.connection), so a room's
 move, and a record announced in ``game_over.record``, reach nobody before they are
