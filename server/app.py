@@ -87,7 +87,7 @@ class Arena:
         #: connections subscribed to lobby events (the fan-out visits only these)
         self.lobby_conns: set[Connection] = set()
         #: frames of one loop step, one write per connection at the next (server.connection)
-        self.write_batches = WriteBatches(self.presence.barrier)
+        self.write_batches = WriteBatches(self.presence.barrier, self.presence.poll_commits)
         self.presence.add_commit_listener(self.write_batches.release)
         self.deals = DealPool()
         #: WebSocket pings for every connection from one task (server.keepalive)

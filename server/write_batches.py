@@ -36,14 +36,22 @@ class WriteBatches:
     the disk failed, they are dropped and their connections closed (1011).
     """
 
-    def __init__(self, barrier: Callable[[], asyncio.Future[None] | None] = lambda: None):
+    def __init__(
+        self,
+        barrier: Callable[[], asyncio.Future[None] | None] = lambda: None,
+        poll: Callable[[], None] = lambda: None,
+    ):
         self._pending: list[Connection] = []
         self._barrier = barrier
+        #: the store takes the disk's answer if it has come (its listener releases
+        #: frames then): asked as frames are made, many times in a busy loop step
+        self._poll = poll
         #: frames waiting for the disk, oldest first: (the batch they wait for, frames)
         self._held: deque[tuple[asyncio.Future[None], list[tuple[Connection, list[Any]]]]]
         self._held = deque()
 
     def add(self, conn: Connection) -> None:
+        self._poll()
         if not self._pending:
             asyncio.get_running_loop().call_soon(self.flush)
         self._pending.append(conn)

@@ -5,9 +5,10 @@ its server: a real ``arena serve`` on a real data dir.
   the writer process leaves it to the server, which commits what is left first.
 - ``kill -9`` of the server: its writer process ends too (it reads the end of its
   input), so nothing is left holding the database.
-- The writer process killed under a running server: the store has failed; the members
-  of the room whose change was not committed are cut off (1011), nothing more is
-  acknowledged, and the server says so in one log line, without a traceback.
+- The writer process killed under a running server: the store has failed; nothing
+  more is acknowledged (a change is refused, or its frames dropped and their
+  connections closed with 1011), and the server says so in one log line, without a
+  traceback.
 """
 
 from __future__ import annotations
@@ -90,10 +91,11 @@ async def test_the_writer_killed_fails_the_store_without_a_traceback(tmp_path: P
             await asyncio.wait_for(ann.chat(room, "lost"), 10)
         except (ArenaError, ConnectionLost) as exc:
             refused = exc
+        # refused outright (the failure seen first), or its frames dropped and their
+        # connections closed (1011): either way no client heard of it
         assert refused is not None
         for c in (ann, bob):
-            await asyncio.wait_for(c.closed.wait(), 10)
-            assert c.close_code == 1011, c.close_code
+            assert c.close_code in (None, 1011), c.close_code
             assert all(getattr(e, "text", None) != "lost" for e in c.events(room))
         failed = n.events("store_write_failed")
         assert failed and "writer process exited" in failed[0]["error"]

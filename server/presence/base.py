@@ -105,6 +105,10 @@ class Presence(ABC):
         of it (a :meth:`barrier` future's callbacks run a step later); a store that
         answers a change once it is made never calls it."""
 
+    def poll_commits(self) -> None:  # noqa: B027 - optional
+        """Take in the disk's answers that have come (calling the commit listeners)
+        without waiting for the loop's next look at them; nothing to do by default."""
+
     async def settled(self) -> None:
         """Wait until every change made so far is on disk (see :meth:`barrier`); for
         a reader that acts on what it reads somewhere the barrier does not hold."""

@@ -164,6 +164,10 @@ class SqlitePresence(MemoryPresence):
     def add_commit_listener(self, fn: Callable[[], None]) -> None:
         self._commit_listeners.append(fn)
 
+    def poll_commits(self) -> None:
+        if self._writer is not None:
+            self._writer.poll()
+
     # -- loading --------------------------------------------------------------------------
     def _load(self) -> None:
         """Everything but records into memory, as the previous run left it."""

@@ -19,11 +19,13 @@ acknowledged.
 from __future__ import annotations
 
 import asyncio
+import os
 import pickle
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import structlog
 
@@ -60,21 +62,16 @@ class GroupCommit:
     @classmethod
     async def open(cls, db: Path) -> GroupCommit:
         """Start the writer process on the database ``db`` (already created)."""
-        loop = asyncio.get_running_loop()
-        self = cls(loop)
-        _, child = await loop.subprocess_exec(
-            lambda: _Child(self),
-            sys.executable,
-            "-I",
-            str(CHILD),
-            str(db),
-            *PRAGMAS,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=None,
-        )
-        self._child = child
+        self = cls(asyncio.get_running_loop())
+        argv = [sys.executable, "-I", str(CHILD), str(db), *PRAGMAS]
+        self._child = await _Child.start(self, argv)
         return self
+
+    def poll(self) -> None:
+        """Take the writer's answer now if it has come (cheap: one read while a group
+        is being committed, nothing otherwise)."""
+        if self._committing is not None and self._child is not None:
+            self._child.read()
 
     def check(self) -> None:
         if self.failed is not None:
@@ -168,26 +165,49 @@ class GroupCommit:
             await child.stop()
 
 
-class _Child(asyncio.SubprocessProtocol):
-    """The writer process's pipes: groups out, answers in (each answered at once, in
-    the loop step its bytes arrive)."""
+class _Child:
+    """The writer process and its pipes: groups out (an asyncio pipe transport), answers
+    in, read from a non-blocking pipe when the loop sees it readable, and also whenever
+    :meth:`GroupCommit.poll` is called (server.write_batches, as frames are made), so an
+    answer is taken in the loop step it arrives in, not at the next step's poll (under
+    load a step is several milliseconds, and every move waits for its answer)."""
 
-    def __init__(self, commits: GroupCommit) -> None:
+    def __init__(self, commits: GroupCommit, proc: subprocess.Popen[bytes]) -> None:
         self.commits = commits
-        self.transport: asyncio.SubprocessTransport | None = None
+        self.proc = proc
+        assert proc.stdout is not None
+        self.fd = proc.stdout.fileno()
+        os.set_blocking(self.fd, False)
+        self.pipe: asyncio.WriteTransport | None = None
         self.exited = commits._loop.create_future()
         self.stopping = False
         self._buf = bytearray()
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
+    @classmethod
+    async def start(cls, commits: GroupCommit, argv: list[str]) -> _Child:
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self = cls(commits, proc)
+        loop = commits._loop
+        self.pipe, _ = await loop.connect_write_pipe(asyncio.Protocol, proc.stdin)
+        loop.add_reader(self.fd, self.read)
+        return self
 
     def send(self, data: bytes) -> None:
-        assert self.transport is not None
-        pipe = cast(asyncio.WriteTransport, self.transport.get_pipe_transport(0))
-        pipe.write(len(data).to_bytes(4, "big") + data)
+        assert self.pipe is not None
+        self.pipe.write(len(data).to_bytes(4, "big") + data)
 
-    def pipe_data_received(self, fd: int, data: bytes) -> None:
+    def read(self) -> None:
+        """Take the answers that have arrived (none: at once)."""
+        try:
+            data = os.read(self.fd, 65536)
+        except BlockingIOError:
+            return
+        except OSError as exc:  # (not expected of a pipe: as if it had ended)
+            log.warning("store_writer_pipe", error=str(exc))
+            data = b""
+        if not data:
+            self._ended()
+            return
         buf = self._buf
         buf += data
         while buf:
@@ -201,9 +221,15 @@ class _Child(asyncio.SubprocessProtocol):
             else:
                 return
 
-    def process_exited(self) -> None:
-        assert self.transport is not None
-        code = self.transport.get_returncode()
+    def _ended(self) -> None:
+        """Its output ended: the process is gone (or going: its pipes are useless)."""
+        self.commits._loop.remove_reader(self.fd)
+        code = self.proc.poll()
+        if code is None:
+            self.proc.kill()
+            code = self.proc.wait()
+        assert self.proc.stdout is not None
+        self.proc.stdout.close()
         if not self.stopping:
             self.commits.resolve(f"the writer process exited (code {code})")
         if not self.exited.done():
@@ -212,10 +238,7 @@ class _Child(asyncio.SubprocessProtocol):
     async def stop(self) -> None:
         """Ask the process to end (it has answered everything) and wait for it."""
         self.stopping = True
-        assert self.transport is not None
-        pipe = cast(asyncio.WriteTransport, self.transport.get_pipe_transport(0))
-        if pipe is not None and not pipe.is_closing():
-            pipe.write(b"\x00\x00\x00\x00")
-            pipe.close()
+        if self.pipe is not None and not self.pipe.is_closing():
+            self.pipe.write(b"\x00\x00\x00\x00")
+            self.pipe.close()
         await self.exited
-        self.transport.close()
