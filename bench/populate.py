@@ -109,7 +109,7 @@ async def populate(data_dir: Path, records: int, games: int) -> None:
                 token = secrets.token_urlsafe(24)
                 writes.append(dst.sessions.create(names[sid], token, data, 86400))
             logged = [(_renamed(ev, names), b"") for ev in events]
-            writes.append(dst.append(new_room, logged, 1))
+            writes.append(dst.rooms.append(new_room, logged, 1))
             for who in ("ann", "bob"):
                 writes.append(dst.names.claim(names[who], secrets.token_hex(8)))
         for j in range(records):
