@@ -76,17 +76,23 @@ async def start_node(
     lines: list[dict[str, Any]] = []
     other: list[bytes] = []
     url = None
-    while url is None:
-        raw = await asyncio.wait_for(proc.stderr.readline(), 20)
-        assert raw, f"node {name} exited before listening: {lines[-3:]} {b''.join(other[-20:])!r}"
-        try:
-            entry = json.loads(raw)
-        except ValueError:
-            other.append(raw)
-            continue
-        lines.append(entry)
-        if entry.get("event") == "listening":
-            url = entry["url"]
+    try:
+        while url is None:
+            raw = await asyncio.wait_for(proc.stderr.readline(), 20)
+            assert raw, f"node {name} exited before listening: {lines[-3:]} {other[-20:]!r}"
+            try:
+                entry = json.loads(raw)
+            except ValueError:
+                other.append(raw)
+                continue
+            lines.append(entry)
+            if entry.get("event") == "listening":
+                url = entry["url"]
+    except BaseException:  # (too slow to start, cancelled): it must not outlive the test
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        raise
     node = Node(name, proc, url)
     node.lines = lines
     node.other = other

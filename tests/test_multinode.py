@@ -50,9 +50,14 @@ async def cluster(
     redis_url: str, prefix: str, names: list[str], grace: float = 30.0, lease_ttl: float = 0
 ) -> AsyncIterator[list[Node]]:
     ttl = str(lease_ttl) if lease_ttl else LEASE_TTL
-    nodes = await asyncio.gather(
-        *(start_node(serve_argv(redis_url, prefix, n, grace, ttl), name=n) for n in names)
+    started = await asyncio.gather(
+        *(start_node(serve_argv(redis_url, prefix, n, grace, ttl), name=n) for n in names),
+        return_exceptions=True,
     )
+    nodes = [n for n in started if isinstance(n, Node)]
+    if len(nodes) < len(started):  # one did not start: the others must not outlive the test
+        await asyncio.gather(*(stop_node(n) for n in nodes))
+        raise next(e for e in started if isinstance(e, BaseException))
     try:
         yield list(nodes)
     finally:
