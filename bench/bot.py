@@ -10,13 +10,21 @@ an engine program that answers at once (clients/examples/python/random_engine.py
 
 Per move of the measured runner, the runner's own time is taken from the arrival of
 the frame that made it the bot's turn (as websockets takes the bytes off the socket,
-before the runner reads the frame) until the move's frame is handed to the socket (``send``
-returned), minus the engine's own time in between (from its ``go`` line sent until
-its ``bestmove`` read, and a game's ``newgame``/``isready`` at its first move). The
-games under way (started, not over) are counted at every move. Prints a table;
-``--json PATH`` writes the figures.
+before the runner reads the frame) until the move's frame is written to the socket (its
+bytes handed to the kernel), minus the engine's own time in between (from its ``go``
+line sent until its ``bestmove`` read, and a game's ``newgame``/``isready`` at its first
+move). The time until the runner's ``send`` returned is shown beside it: on a busy
+machine the write wakes the server, which may take the runner's core first, so that
+figure holds the server's time too. The runner's time is split into its parts (frame
+decoded; the engine's ``go`` called; ``go``'s own; the move handed to ``send_wire``;
+written; ``send`` returned), and the collector's pauses while games are on are counted.
+The games under way (started, not over) are counted at every move. Prints tables;
+``--json PATH`` writes the figures. ``--runner-root DIR`` measures the runner of another
+checkout (a git worktree of an older commit) against this one's server and opponent, so
+that two versions are compared in one session:
 
     .venv/bin/python bench/bot.py --games 100 --concurrency 100
+    .venv/bin/python bench/bot.py --games 100 --concurrency 100 --runner-root /tmp/base
 
 ``bench/bot.py --slow-engine MS`` is the opponent's engine (standard library only).
 """
@@ -25,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import io
 import json
 import re
@@ -70,12 +79,30 @@ class Stopwatch:
     def __init__(self) -> None:
         self.arrived: deque[float] = deque()  # data frames stamped, not yet parsed
         self.turn_at: dict[str, float] = {}  # room -> the frame that made it our turn
+        self.decoded_at: dict[str, float] = {}  # room -> that frame decoded (a message)
+        self.send_at: dict[str, float] = {}  # room -> the move handed to Client.send
+        self.go_at: dict[int, tuple[float, float]] = {}  # id(brain) -> last go: called, back
+        #: per move (ms): arrival -> decoded, -> go called, go's own (not the engine's),
+        #: go back -> Client.send_wire, -> bytes written, -> send returned
+        self.parts: list[tuple[float, ...]] = []
+        self.gc_ms: list[tuple[float, float]] = []  # the collector's pauses: (when, ms)
+        self.written = 0.0  # the last time bytes were handed to the runner's socket
+        self._gc_began = 0.0
         self.seat: dict[str, int] = {}
         self.playing: set[str] = set()
         self.ramp: list[tuple[float, int]] = []  # (when, games under way) at each change
         self.engine: dict[int, list[tuple[float, float]]] = {}  # id(brain) -> spans
-        #: (runner ms, turn-to-sent ms, engine ms, games under way, when) per move
-        self.moves: list[tuple[float, float, float, int, float]] = []
+        #: per move: runner ms (to its bytes written), turn-to-written ms, engine ms, games
+        #: under way, when, runner ms to send returned
+        self.moves: list[tuple[float, float, float, int, float, float]] = []
+
+    def on_gc(self, phase: str, info: dict[str, int]) -> None:
+        """(gc.callbacks) Every collection's pause, in ms."""
+        if phase == "start":
+            self._gc_began = time.perf_counter()
+        else:
+            now = time.perf_counter()
+            self.gc_ms.append((now, (now - self._gc_began) * 1000))
 
     def wrap_socket(self, ws: Any) -> None:
         """Stamp each data frame as the bytes that complete it arrive (websockets parses
@@ -90,6 +117,13 @@ class Stopwatch:
             process(event)
 
         ws.process_event = process_event
+        send_data = ws.send_data
+
+        def stamped_send_data() -> None:  # (the frame's bytes go to the socket now)
+            self.written = time.perf_counter()
+            send_data()
+
+        ws.send_data = stamped_send_data
 
     def frame(self, msg: Any, me: str | None) -> None:
         """A frame parsed (in order: its stamp is the oldest one left)."""
@@ -114,20 +148,37 @@ class Stopwatch:
         if kind in ("room_state", "game_started", "move_made", "player_eliminated"):
             if msg.to_move is None or msg.to_move != self.seat.get(room):
                 self.turn_at.pop(room, None)
-            else:
-                self.turn_at.setdefault(room, at)  # the first frame of this turn
+            elif room not in self.turn_at:  # the first frame of this turn
+                self.turn_at[room] = at
+                self.decoded_at[room] = time.perf_counter()
 
     def sent(self, room: str, brain: object) -> None:
-        """The move's frame is on its way: the runner's time for this turn."""
+        """The move's frame is on its way (its bytes written to the socket, then ``send``
+        returned): the runner's time for this turn."""
         now = time.perf_counter()
         turn = self.turn_at.pop(room, None)
-        if turn is None:
+        decoded, handed = self.decoded_at.pop(room, None), self.send_at.pop(room, None)
+        if turn is None or handed is None:
             return  # (a move sent again after a resume)
-        spans = self.engine.get(id(brain), [])
-        engine = sum(end - start for start, end in spans if start >= turn)
-        spans.clear()
-        total = (now - turn) * 1000
-        self.moves.append((total - engine * 1000, total, engine * 1000, len(self.playing), now))
+        written = self.written if self.written >= handed else now
+        spans = [(a, b) for a, b in self.engine.get(id(brain), []) if a >= turn]
+        self.engine.get(id(brain), []).clear()
+        engine = sum(end - start for start, end in spans) * 1000
+        total, returned = (written - turn) * 1000, (now - turn) * 1000
+        under_way = len(self.playing)
+        self.moves.append((total - engine, total, engine, under_way, now, returned - engine))
+        called, back = self.go_at.pop(id(brain), (0.0, 0.0))
+        if decoded is not None and turn < called and spans and spans[-1][0] >= called:
+            before_go = sum(b - a for a, b in spans[:-1]) * 1000  # (a game's newgame...)
+            ms = [decoded - turn, called - decoded, back - called, handed - back]
+            ms = [x * 1000 for x in (*ms, written - handed, now - written)]
+            ms[1] -= before_go
+            ms[2] -= engine - before_go
+            self.parts.append(tuple(ms))
+
+    def handed(self, room: str) -> None:
+        """The move reaches Client.send (its id given, the message built)."""
+        self.send_at[room] = time.perf_counter()
 
     def wrap_brain(self, brain: Any) -> Any:
         """Time the engine's own answers (``go`` to ``bestmove``, ``newgame``'s isready,
@@ -137,9 +188,11 @@ class Stopwatch:
         go, new_game, start = proc.go, proc.new_game, proc.start
 
         async def timed_go(*args: Any, **kw: Any) -> Any:
+            called = time.perf_counter()
             result = await go(*args, **kw)
             end = time.perf_counter()
             spans.append((end - result.elapsed_ms / 1000, end))
+            self.go_at[id(brain)] = (called, end)
             return result
 
         async def timed_new_game(*args: Any, **kw: Any) -> None:
@@ -203,9 +256,13 @@ def start_server(games_at_once: int) -> tuple[subprocess.Popen[str], str]:
     raise SystemExit("arena serve did not start")
 
 
-async def bench(games: int, concurrency: int, opponent_ms: int) -> dict[str, float]:
-    # imported here: the same file is the opponent's engine, which must start fast
-    sys.path.insert(0, str(ROOT))
+async def bench(
+    games: int, concurrency: int, opponent_ms: int, runner_root: Path = ROOT
+) -> dict[str, Any]:
+    # imported here: the same file is the opponent's engine, which must start fast; from
+    # runner_root (another checkout: its runner measured by this bench, against this
+    # checkout's server and opponent)
+    sys.path.insert(0, str(runner_root))
     import clients.client
     from clients.bot.brains import EngineBrain
     from clients.bot.config import BotConfig
@@ -224,11 +281,25 @@ async def bench(games: int, concurrency: int, opponent_ms: int) -> dict[str, flo
             watch.frame(msg, None if self.player is None else self.player.name)
             super()._receive(msg)
 
-        async def send(self, msg: Any) -> None:
-            await super().send(msg)
-            if msg.type == "move":
-                task = runner.tasks.get(msg.room)
-                watch.sent(msg.room, None if task is None else task.brain)
+        async def send_wire(self, data: dict[str, Any]) -> None:
+            if data["type"] == "move":
+                watch.handed(data["room"])
+                watch.written = 0.0
+            await super().send_wire(data)
+            if data["type"] == "move":
+                task = runner.tasks.get(data["room"])
+                watch.sent(data["room"], None if task is None else task.brain)
+
+        if not hasattr(clients.client.Client, "send_wire"):  # (a runner before 2026-11-26)
+
+            async def send(self, msg: Any) -> None:
+                if msg.type == "move":
+                    watch.handed(msg.room)
+                    watch.written = 0.0
+                await super().send(msg)
+                if msg.type == "move":
+                    task = runner.tasks.get(msg.room)
+                    watch.sent(msg.room, None if task is None else task.brain)
 
     clients.client.connect = timed_connect  # type: ignore[assignment]
     server, url = start_server(concurrency)
@@ -260,6 +331,7 @@ async def bench(games: int, concurrency: int, opponent_ms: int) -> dict[str, flo
     )
     runner.client = TimedClient(url, keep_events=False, patient=True)
     began, cpu_began = time.monotonic(), time.process_time()
+    gc.callbacks.append(watch.on_gc)
 
     async def opponent_gone() -> None:  # then no game would ever come: stop
         while opponent.poll() is None:
@@ -285,11 +357,14 @@ async def bench(games: int, concurrency: int, opponent_ms: int) -> dict[str, flo
         server.terminate()
         server.wait(10)
         clients.client.connect = real_connect  # type: ignore[assignment]
+        gc.callbacks.remove(watch.on_gc)
     wall, cpu = time.monotonic() - began, time.process_time() - cpu_began
     own = [mv[0] for mv in watch.moves]
     total = [mv[1] for mv in watch.moves]
     engine = [mv[2] for mv in watch.moves]
     under_way = [mv[3] for mv in watch.moves]
+    returned = [mv[5] for mv in watch.moves]
+    in_games = [ms for at, ms in watch.gc_ms if watch.ramp and at > watch.ramp[0][0]]
     # the moves made once every game had started (no engine starting any more: a start
     # forks a process from the runner's loop) while half of them or more were under way
     rises = zip(watch.ramp[1:], watch.ramp, strict=False)
@@ -299,6 +374,7 @@ async def bench(games: int, concurrency: int, opponent_ms: int) -> dict[str, flo
     first = watch.ramp[0][0] if watch.ramp else 0.0
     peak_at = next((t for t, n in watch.ramp if n == max(under_way, default=0)), first)
     return {
+        "runner_root": str(Path(clients.client.__file__).resolve().parent.parent),
         "exit": code,
         "s_to_peak": peak_at - first,
         "games": finished,
@@ -315,9 +391,28 @@ async def bench(games: int, concurrency: int, opponent_ms: int) -> dict[str, flo
         "runner_p99_ms": pct(own, 0.99),
         "runner_max_ms": max(own, default=0.0),
         "turn_to_sent_p99_ms": pct(total, 0.99),
+        # the same, to the runner's send call returned rather than its bytes written: a
+        # write wakes the server, which may take the runner's core before it returns
+        "runner_returned_p50_ms": statistics.median(returned) if returned else 0.0,
+        "runner_returned_p99_ms": pct(returned, 0.99),
         "engine_p50_ms": statistics.median(engine) if engine else 0.0,
         "engine_p99_ms": pct(engine, 0.99),
+        # the collector's pauses once the first game had started (not the start-up's)
+        "gc_pauses": len(in_games),
+        "gc_max_ms": max(in_games, default=0.0),
+        "gc_total_ms": sum(in_games),
+        # where the runner's time goes (moves with one go, all of them): p50 and p99 per part
+        "parts_moves": len(watch.parts),
+        **{
+            f"{name}_{label}_ms": pct([p[i] for p in watch.parts], q)
+            for i, name in enumerate(PARTS)
+            for label, q in (("p50", 0.5), ("p99", 0.99))
+        },
     }
+
+
+#: the runner's time per move, in order (see Stopwatch.sent)
+PARTS = ("decode", "to_engine", "go_own", "to_send", "write", "after_write")
 
 
 def main() -> int:
@@ -327,26 +422,52 @@ def main() -> int:
     parser.add_argument("--opponent-ms", type=int, default=15000)
     parser.add_argument("--slow-engine", type=int, metavar="MS", help=argparse.SUPPRESS)
     parser.add_argument("--json", metavar="PATH")
+    parser.add_argument(
+        "--runner-root",
+        type=Path,
+        default=ROOT,
+        metavar="DIR",
+        help="measure the runner of this checkout (a git worktree of another commit)",
+    )
     parser.add_argument("-v", action="store_true", help="show the runner's output")
     args = parser.parse_args()
     if args.slow_engine is not None:
         slow_engine(args.slow_engine)
         return 0
     Tee.verbose = args.v
-    r = asyncio.run(bench(args.games, args.concurrency, args.opponent_ms))  # as arena bot
+    r = asyncio.run(  # as arena bot
+        bench(args.games, args.concurrency, args.opponent_ms, args.runner_root.resolve())
+    )
+    print(f"The runner measured: {r['runner_root']}")
+    print()
     print(
         "| games | under way: peak | s to peak | median | moves | wall s | "
         "runner p50 ms | runner p99 ms | runner max ms | steady: moves | runner p99 ms | "
+        "to send returned: p50 ms | p99 ms | "
         "turn to sent p99 ms | engine p50 ms | engine p99 ms | CPU ms per move |"
     )
-    print("| ---: " * 15 + "|")
+    print("| ---: " * 17 + "|")
     print(
         f"| {r['games']} | {r['peak_under_way']} | {r['s_to_peak']:.1f} | "
         f"{r['median_under_way']:g} | {r['moves']} | "
         f"{r['wall_s']:.1f} | {r['runner_p50_ms']:.3f} | {r['runner_p99_ms']:.3f} | "
         f"{r['runner_max_ms']:.3f} | {r['moves_steady']} | {r['runner_p99_steady_ms']:.3f} | "
+        f"{r['runner_returned_p50_ms']:.3f} | {r['runner_returned_p99_ms']:.3f} | "
         f"{r['turn_to_sent_p99_ms']:.2f} | {r['engine_p50_ms']:.2f} | {r['engine_p99_ms']:.2f} | "
         f"{r['cpu_ms_per_move']:.3f} |"
+    )
+    print()
+    print(f"Where the runner's time goes ({r['parts_moves']} moves with one engine answer), ms:")
+    print()
+    print("| | " + " | ".join(PARTS) + " |")
+    print("| --- " + "| ---: " * len(PARTS) + "|")
+    for label in ("p50", "p99"):
+        cells = " | ".join(f"{r[f'{name}_{label}_ms']:.3f}" for name in PARTS)
+        print(f"| {label} | {cells} |")
+    print()
+    print(
+        f"The collector while games were on: {r['gc_pauses']} pauses, "
+        f"{r['gc_total_ms']:.1f} ms in all, the longest {r['gc_max_ms']:.2f} ms."
     )
     if args.json:
         Path(args.json).write_text(json.dumps(r, indent=2))

@@ -30,8 +30,10 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from protocol import messages as m
-from protocol.codec import decode_server, encode
+from protocol.codec import encode_wire, to_wire
 from protocol.errors import ErrorCode, ProtocolError
+from protocol.fastread import decode_server_fast
+from protocol.fastwire import make_move_wire
 from protocol.versions import PROTOCOL_VERSIONS
 
 SOFTWARE = "arena-client/0.1"
@@ -173,6 +175,10 @@ class Client:
         self._arrived = asyncio.Event()
         self._reader: asyncio.Task[None] | None = None
         self._asks: set[asyncio.Task[None]] = set()
+        #: called with every message as it arrives (replies too, after their request is
+        #: answered), which then does not wait for :meth:`next`: a program that routes
+        #: every message (``arena bot``) saves the turn of the loop a reader of next() costs
+        self.listener: Callable[[Any], None] | None = None
 
     # -- connection ---------------------------------------------------------------------
     async def connect(self) -> m.Welcome:
@@ -275,7 +281,7 @@ class Client:
         try:
             async for frame in ws:
                 try:
-                    msg = decode_server(frame, _CLIENT_LIMITS)
+                    msg = decode_server_fast(frame, _CLIENT_LIMITS)
                 except ProtocolError:
                     continue  # a newer server's message we cannot read
                 self._receive(msg)
@@ -369,9 +375,15 @@ class Client:
                     fut.set_exception(error_from(msg))
                 else:
                     fut.set_result(msg)
-        self._inbox.append(msg)
-        # events caught up on are seen by next() as if they had arrived live
-        self._inbox.extend(replayed)
+        listener = self.listener
+        if listener is not None:
+            listener(msg)
+            for ev in replayed:
+                listener(ev)
+        else:
+            self._inbox.append(msg)
+            # events caught up on are seen by next() as if they had arrived live
+            self._inbox.extend(replayed)
         self._arrived.set()
 
     def _fill_gap(self, room: str, track: RoomTrack) -> None:
@@ -440,31 +452,40 @@ class Client:
     # -- requests ---------------------------------------------------------------------------
     async def send(self, msg: BaseModel) -> None:
         """Send without waiting for a reply."""
+        await self.send_wire(to_wire(msg))
+
+    async def send_wire(self, data: dict[str, Any]) -> None:
+        """Send a message given as wire data (:func:`protocol.codec.to_wire`'s form)."""
         if self.ws is None:
             raise ConnectionLost("not connected")
         try:
-            await self.ws.send(encode(msg, binary=self.binary))
+            await self.ws.send(encode_wire(data, binary=self.binary))
         except ConnectionClosed as exc:
             raise ConnectionLost(str(exc)) from None
 
     async def request(self, msg: BaseModel, timeout: float = 10.0) -> Any:
         """Send ``msg`` with a fresh id and return the reply (raise its error); a patient
         client waits out ``rate_limited`` refusals and sends it again."""
+        return await self._request_wire(to_wire(msg), timeout)
+
+    async def _request_wire(self, wire: dict[str, Any], timeout: float) -> Any:
         for _ in range(PATIENT_TRIES if self.patient else 0):
             try:
-                return await self._request_once(msg, timeout)
+                return await self._request_once(wire, timeout)
             except RateLimitedError as exc:
                 await asyncio.sleep((exc.retry_after or 50) / 1000)
-        return await self._request_once(msg, timeout)
+        return await self._request_once(wire, timeout)
 
-    async def _request_once(self, msg: BaseModel, timeout: float) -> Any:
+    async def _request_once(self, wire: dict[str, Any], timeout: float) -> Any:
         rid = next(self._ids)
-        msg = msg.model_copy(update={"id": rid})
+        data = {"type": wire["type"], "id": rid} | wire  # (the model's order: type, id...)
+        data["id"] = rid
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[rid] = fut
         try:
-            await self.send(msg)
-            return await asyncio.wait_for(fut, timeout)
+            await self.send_wire(data)
+            async with asyncio.timeout(timeout):  # (wait_for would wrap fut in a task)
+                return await fut
         finally:
             self._pending.pop(rid, None)
 
@@ -657,7 +678,8 @@ class Client:
         Asks for the move's own ``move_made`` as the reply (``reply: "event"``), one
         frame fewer than an ``ack``; a server that answers ``ack`` instead is fine too.
         """
-        await self.request(m.MakeMove(room=room, move=move, reply="event"))
+        m.MakeMove(room=room, move=move)  # (checked: a bad move is refused here, typed)
+        await self._request_wire(make_move_wire(room, move, "event"), 10.0)
 
     async def resign(self, room: str) -> None:
         await self.request(m.Resign(room=room))

@@ -56,7 +56,11 @@ def encode(msg: BaseModel, binary: bool = True) -> bytes | str:
 
     JSON is compact (no spaces) and keeps non-ASCII text as is (frames are UTF-8).
     """
-    data = to_wire(msg)
+    return encode_wire(to_wire(msg), binary)
+
+
+def encode_wire(data: dict[str, Any], binary: bool = True) -> bytes | str:
+    """Encode wire data (what :func:`to_wire` or a :mod:`protocol.fastwire` builder makes)."""
     if binary:
         return msgpack.packb(data, use_bin_type=True)
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)

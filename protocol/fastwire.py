@@ -152,3 +152,12 @@ def _with_turn(
     if clocks is not None:
         wire["clock"] = {"remaining_ms": list(clocks), "running": to_move}
     return wire
+
+
+def make_move_wire(room: str, move: str, reply: str | None) -> dict[str, Any]:
+    """A :class:`protocol.client.MakeMove` without its ``id`` (a client adds it): a bot
+    sends one per move of each of its games."""
+    wire = {"type": "move", "room": room, "move": move}
+    if reply is not None:
+        wire["reply"] = reply
+    return wire

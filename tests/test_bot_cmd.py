@@ -97,9 +97,36 @@ async def arena_bot(url: str, name: str, *args: str, env: dict[str, str] | None 
     return Bot(proc)
 
 
+def quick_bot(
+    url: str,
+    name: str,
+    *args: str,
+    game: str = "collapsi",
+    clock: str = "fixed:5",
+    games: str | None = "1",
+    env: dict[str, str] | None = None,
+) -> Any:
+    """``arena bot`` (its brain in ``args``) playing ``games`` of ``game`` by quick match,
+    ``clock`` a move (``games=None``: until stopped)."""
+    count = [] if games is None else ["--games", games]
+    return arena_bot(url, name, *args, "--quick-match", game, *count, "--clock", clock, env=env)
+
+
+def challenge_pair(
+    url: str, host: tuple[str, ...], challenger: tuple[str, ...], specs: list[str], *rest: str
+) -> tuple[Any, Any]:
+    """Two ``arena bot`` runs: ``host`` (a name, then its brain) accepts challenges, the
+    ``challenger`` challenges it to each of ``specs`` in turn; ``rest`` for both."""
+    return (
+        arena_bot(url, host[0], *host[1:], "--accept-challenges", *rest),
+        arena_bot(url, challenger[0], *challenger[1:], "--challenge", host[0], *specs, *rest),
+    )
+
+
 @contextlib.asynccontextmanager
 async def bots(*started: Any):
-    procs = [await b for b in started]
+    """The bots (``arena_bot`` coroutines, or Bots already started), killed at the end."""
+    procs = [b if isinstance(b, Bot) else await b for b in started]
     try:
         yield procs
     finally:
@@ -199,17 +226,13 @@ async def test_node_and_c_engines_play_by_challenge_and_quick_match(arena, tmp_p
     c = shlex.join(example_argv("c", tmp_path))
     clock = ["--games", str(len(TWO_PLAYER)), "--clock", "fixed:2"]
     async with bots(
-        arena_bot(arena.url, "node-engine", "--engine", node, "--accept-challenges", *clock),
-        arena_bot(
+        *challenge_pair(
             arena.url,
-            "c-engine",
-            "--engine",
-            c,
-            "--challenge",
-            "node-engine",
-            *TWO_PLAYER,
+            ("node-engine", "--engine", node),
+            ("c-engine", "--engine", c),
+            TWO_PLAYER,
             *clock,
-        ),
+        )
     ) as both:
         await all_complete(both, len(TWO_PLAYER), TWO_PLAYER)
         accepted = sum("accepted" in ln for ln in both[0].lines)
@@ -227,17 +250,13 @@ async def test_the_python_engine_plays_every_two_player_game_by_challenge(arena)
     await arena.start()
     clock = ["--games", str(len(TWO_PLAYER)), "--clock", "fixed:3"]
     async with bots(
-        arena_bot(arena.url, "py-host", "--engine", PY_ENGINE, "--accept-challenges", *clock),
-        arena_bot(
+        *challenge_pair(
             arena.url,
-            "challenger",
-            "--level",
-            "random",
-            "--challenge",
-            "py-host",
-            *TWO_PLAYER,
+            ("py-host", "--engine", PY_ENGINE),
+            ("challenger", "--level", "random"),
+            TWO_PLAYER,
             *clock,
-        ),
+        )
     ) as both:
         await all_complete(both, len(TWO_PLAYER), TWO_PLAYER)
 
@@ -307,35 +326,17 @@ async def test_an_engine_killed_mid_game_is_restarted_and_the_game_goes_on(arena
     mark = tmp_path / "crashed-once"
     crash_once = shlex.join(bad("crash-once"))
     logs = tmp_path / "logs"
-    env_bot = await arena_bot(
-        arena.url,
-        "fragile",
-        "--engine",
-        crash_once,
-        "--quick-match",
-        "collapsi",
-        "--games",
-        "1",
-        "--clock",
-        "fixed:5",
-        "--log-dir",
-        str(logs),
-        env={"ARENA_BAD_MARK": str(mark)},
-    )
     async with bots(
-        _ready(env_bot),
-        arena_bot(
+        quick_bot(
             arena.url,
-            "steady",
-            "--level",
-            "random",
-            "--quick-match",
-            "collapsi",
-            "--games",
-            "1",
-            "--clock",
-            "fixed:5",
+            "fragile",
+            "--engine",
+            crash_once,
+            "--log-dir",
+            str(logs),
+            env={"ARENA_BAD_MARK": str(mark)},
         ),
+        quick_bot(arena.url, "steady", "--level", "random"),
     ) as (fragile, steady):
         code, lines, err = await fragile.finish(others=(fragile, steady))
         assert code == 0, err
@@ -349,38 +350,13 @@ async def test_an_engine_killed_mid_game_is_restarted_and_the_game_goes_on(arena
         assert_complete(lines, 1)
 
 
-async def _ready(bot: Bot) -> Bot:
-    return bot
-
-
 @pytest.mark.timeout(120)
 async def test_an_engine_that_keeps_crashing_is_stopped_after_its_strikes(arena):
     await arena.start()
+    crash = shlex.join(bad("crash"))
     async with bots(
-        arena_bot(
-            arena.url,
-            "crasher",
-            "--engine",
-            shlex.join(bad("crash")),
-            "--quick-match",
-            "collapsi",
-            "--clock",
-            "fixed:5",
-            "--max-strikes",
-            "2",
-        ),
-        arena_bot(
-            arena.url,
-            "steady2",
-            "--level",
-            "random",
-            "--quick-match",
-            "collapsi",
-            "--games",
-            "1",
-            "--clock",
-            "fixed:5",
-        ),
+        quick_bot(arena.url, "crasher", "--engine", crash, "--max-strikes", "2", games=None),
+        quick_bot(arena.url, "steady2", "--level", "random"),
     ) as (crasher, steady):
         code, lines, err = await crasher.finish(others=(crasher, steady))
         assert code == 1, err
@@ -458,18 +434,7 @@ async def test_a_toml_config_file_with_flags_on_top(arena, tmp_path):
     )
     async with bots(
         arena_bot(arena.url, "from-flags", "--config", str(config), "--games", "1"),
-        arena_bot(
-            arena.url,
-            "other",
-            "--level",
-            "greedy",
-            "--quick-match",
-            "collecto",
-            "--games",
-            "1",
-            "--clock",
-            "fixed:3",
-        ),
+        quick_bot(arena.url, "other", "--level", "greedy", game="collecto", clock="fixed:3"),
     ) as (filed, other):
         code, lines, err = await filed.finish(others=(filed, other))
         assert code == 0, err
@@ -542,9 +507,10 @@ async def test_the_sdk_bot_plays_every_two_player_game(arena, tmp_path):
         stderr=asyncio.subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
-    async with bots(
-        _ready(Bot(proc)), arena_bot(arena.url, "lvl", "--level", "random", *common)
-    ) as (sdk, lvl):
+    async with bots(Bot(proc), arena_bot(arena.url, "lvl", "--level", "random", *common)) as (
+        sdk,
+        lvl,
+    ):
         code, lines, err = await sdk.finish(others=(sdk, lvl))
         assert code == 0, err
         assert_complete(lines, len(TWO_PLAYER))

@@ -15,15 +15,15 @@ from tests.engine_examples import ROOT
 from tests.test_bot_cmd import all_complete, arena_bot, bots
 
 
-def _readme_commands() -> list[list[str]]:
-    """The commands of the first sh block under "Write a bot", as argument lists run
-    with this interpreter (``.venv/bin/arena`` -> ``python -m clients.cli``)."""
+def _readme_commands(block_no: int = 0) -> list[list[str]]:
+    """The commands of the sh block number ``block_no`` under "Write a bot", as argument
+    lists run with this interpreter (``.venv/bin/arena`` -> ``python -m clients.cli``)."""
     text = (ROOT / "README.md").read_text()
     section = text[text.index("## Write a bot") :]
-    block = re.search(r"```sh\n(.*?)```", section, re.S)
-    assert block, "no sh block under Write a bot"
+    blocks = re.findall(r"```sh\n(.*?)```", section, re.S)
+    assert len(blocks) > block_no, "too few sh blocks under Write a bot"
     out = []
-    for line in block.group(1).strip().splitlines():
+    for line in blocks[block_no].strip().splitlines():
         argv = shlex.split(line)
         assert argv[0] == ".venv/bin/arena", line
         argv = [a.replace("python3 ", f"{sys.executable} ", 1) for a in argv]
@@ -47,9 +47,15 @@ async def test_the_readme_bot_command_plays(arena) -> None:
     args = play[4:]
     at = args.index("--name")
     name, rest = args[at + 1], args[:at] + args[at + 2 :]
-    one = ["--quick-match", "collapsi", "--games", "1"]
+    [sparring] = _readme_commands(1)  # its opponent, as the README gives it
+    assert sparring[3] == "bot" and sparring[4:6] == ["--name", "sparring"]
     async with bots(
         arena_bot(arena.url, name, *rest, "--games", "1"),
-        arena_bot(arena.url, "opponent", "--level", "random", *one),
+        arena_bot(arena.url, "sparring", *sparring[6:]),
     ) as both:
         await all_complete(both, 1)
+        mine, theirs = (bot.games()[0] for bot in both)
+        assert "vs sparring" in mine and f"vs {name}" in theirs, (mine, theirs)
+    assert any(
+        ln.startswith("quick match: queued for a casual game of collapsi") for ln in both[0].lines
+    ), both[0].lines

@@ -306,3 +306,11 @@ def test_a_reply_is_the_message_with_re_added(fields: dict[str, Any], re: Any) -
     expected = {**wire, "re": re}
     assert reply.frame(True) == msgpack.packb(expected, use_bin_type=True)
     assert reply.frame(False) == json.dumps(expected, ensure_ascii=False, separators=(",", ":"))
+
+
+@EXAMPLES
+@given(ids, st.text(min_size=1, max_size=12), st.sampled_from([None, "ack", "event"]))
+def test_make_move(room: str, move: str, reply: str | None) -> None:
+    same(
+        fw.make_move_wire(room, move, reply), to_wire(m.MakeMove(room=room, move=move, reply=reply))
+    )

@@ -206,13 +206,26 @@ class GameTask:
         self.log(f"plays {move} ({took:.0f} ms)")
         await self.send_move(move)
 
+    async def _connected(self) -> Any:
+        """The client once the session is connected. A task told of a drop (its request
+        failed) may run before the runner has seen it and cleared ``online``: the runner's
+        turn is queued already (the connection's close woke it), so one turn of the loop
+        lets it; sending meanwhile would spend the tries on the dead connection."""
+        pause = 0.0
+        while True:
+            await self.online.wait()
+            client = self.client_of()
+            if not client.closed.is_set():
+                return client
+            await asyncio.sleep(pause)
+            pause = 0.05
+
     async def send_move(self, move: str) -> None:
         """Play ``move`` (or resign) once the session is online; a move lost with a
         dropped connection is sent again after the resume (if it had arrived, the
         server refuses the copy, which is logged). Refusals are logged, never raised."""
         for _ in range(3):
-            await self.online.wait()
-            client = self.client_of()
+            client = await self._connected()
             try:
                 if move == RESIGN:
                     await client.resign(self.room)

@@ -27,6 +27,10 @@ async def queue(r: BotRunner) -> None:
         time_control=wire_time_control(r.cfg.time_control()),
         rated=r.cfg.rated,
     )
+    if not r.tasks:  # (nothing else to show meanwhile: say what it is waiting for)
+        spec = "/".join(part for part in (game, variant, rules) if part)
+        kind = "rated" if r.cfg.rated else "casual"
+        r.say(f"quick match: queued for a {kind} game of {spec}, waiting for an opponent")
 
 
 async def open_room(r: BotRunner) -> None:

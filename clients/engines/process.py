@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from clients.engines import protocol as p
+from clients.engines.spawn import SpawnedProcess, spawn
 
 if TYPE_CHECKING:
     from engine.base import Game
@@ -134,6 +135,12 @@ _EOF = _Eof()
 _Item = p.Reply | _Malformed | _Eof
 
 
+def _loop_time(deadline: float) -> float:
+    """A ``time.monotonic()`` deadline on the running loop's clock (``loop.time()``)."""
+    loop = asyncio.get_running_loop()
+    return loop.time() + (deadline - time.monotonic())
+
+
 class EngineProcess:
     """One engine program. Not safe for two concurrent requests: one game, one process.
 
@@ -162,7 +169,7 @@ class EngineProcess:
         self.info: EngineInfo | None = None
         self.restarts = 0
         self._options: dict[str, str | None] = {}
-        self._proc: asyncio.subprocess.Process | None = None
+        self._proc: SpawnedProcess | None = None
         self._queue: asyncio.Queue[_Item] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._stderr: deque[str] = deque(maxlen=20)
@@ -190,15 +197,8 @@ class EngineProcess:
     async def start(self) -> EngineInfo:
         """Start the program and do the handshake; raises on failure (and kills it)."""
         try:
-            self._proc = await asyncio.create_subprocess_exec(
-                *self.argv,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                cwd=self.cwd,
-                env=self.env,
-                limit=p.MAX_LINE + 2,
-            )
+            # started off the loop (spawn.py): a runner's other games play on meanwhile
+            self._proc = await spawn(self.argv, cwd=self.cwd, env=self.env, limit=p.MAX_LINE + 2)
         except OSError as exc:
             raise EngineNotFound(f"cannot start {shlex.join(self.argv)}: {exc}") from None
         self._queue = asyncio.Queue()
@@ -375,11 +375,18 @@ class EngineProcess:
                 unknown.append(item.line if isinstance(item, _Malformed) else item.text)
 
     async def _next(self, deadline: float | None, what: str) -> p.Reply | _Malformed:
-        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-        try:
-            item = await asyncio.wait_for(self._queue.get(), timeout)
-        except TimeoutError:
-            raise EngineTimeout(f"no {what} in the time allowed") from None
+        queue = self._queue
+        if not queue.empty() and (deadline is None or time.monotonic() < deadline):
+            # (an answer already read: no wait, no timer)
+            item = queue.get_nowait()
+        else:
+            # asyncio.timeout, not wait_for: wait_for wraps the get in a task of its own,
+            # one more turn of the loop between the engine's line and the answer
+            try:
+                async with asyncio.timeout_at(None if deadline is None else _loop_time(deadline)):
+                    item = await queue.get()
+            except TimeoutError:
+                raise EngineTimeout(f"no {what} in the time allowed") from None
         if isinstance(item, _Eof):
             raise await self._crashed(f"the engine exited instead of answering {what}")
         return item
@@ -422,9 +429,13 @@ class EngineProcess:
         if self.on_line:
             for text in lines:
                 self.on_line(">", text)
+        stdin = proc.stdin
         try:
-            proc.stdin.write("".join(f"{text}\n" for text in lines).encode())
-            await proc.stdin.drain()
+            stdin.write("".join(f"{text}\n" for text in lines).encode())
+            # drain only when the pipe is full or gone: a move's lines fit in the pipe, and
+            # awaiting a drain that has nothing to wait for costs a coroutine per write
+            if stdin.transport.get_write_buffer_size() or stdin.transport.is_closing():
+                await stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
             raise await self._crashed("the engine closed its input") from None
 
