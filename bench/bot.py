@@ -85,9 +85,10 @@ class Stopwatch:
         #: per move (ms): arrival -> decoded, -> go called, go's own (not the engine's),
         #: go back -> Client.send_wire, -> bytes written, -> send returned
         self.parts: list[tuple[float, ...]] = []
-        self.gc_ms: list[tuple[float, float]] = []  # the collector's pauses: (when, ms)
+        #: the collector's pauses: (when, ms, generation, its CPU ms)
+        self.gc_ms: list[tuple[float, float, int, float]] = []
         self.written = 0.0  # the last time bytes were handed to the runner's socket
-        self._gc_began = 0.0
+        self._gc_began = self._gc_cpu = 0.0
         self.seat: dict[str, int] = {}
         self.playing: set[str] = set()
         self.ramp: list[tuple[float, int]] = []  # (when, games under way) at each change
@@ -99,10 +100,10 @@ class Stopwatch:
     def on_gc(self, phase: str, info: dict[str, int]) -> None:
         """(gc.callbacks) Every collection's pause, in ms."""
         if phase == "start":
-            self._gc_began = time.perf_counter()
+            self._gc_began, self._gc_cpu = time.perf_counter(), time.thread_time()
         else:
-            now = time.perf_counter()
-            self.gc_ms.append((now, (now - self._gc_began) * 1000))
+            now, cpu = time.perf_counter(), (time.thread_time() - self._gc_cpu) * 1000
+            self.gc_ms.append((now, (now - self._gc_began) * 1000, info["generation"], cpu))
 
     def wrap_socket(self, ws: Any) -> None:
         """Stamp each data frame as the bytes that complete it arrive (websockets parses
@@ -364,7 +365,10 @@ async def bench(
     engine = [mv[2] for mv in watch.moves]
     under_way = [mv[3] for mv in watch.moves]
     returned = [mv[5] for mv in watch.moves]
-    in_games = [ms for at, ms in watch.gc_ms if watch.ramp and at > watch.ramp[0][0]]
+    on = [g for g in watch.gc_ms if watch.ramp and g[0] > watch.ramp[0][0]]
+    in_games = [g[1] for g in on]
+    full = [g[1] for g in on if g[2] == 2]
+    full_cpu = [g[3] for g in on if g[2] == 2]
     # the moves made once every game had started (no engine starting any more: a start
     # forks a process from the runner's loop) while half of them or more were under way
     rises = zip(watch.ramp[1:], watch.ramp, strict=False)
@@ -401,6 +405,9 @@ async def bench(
         "gc_pauses": len(in_games),
         "gc_max_ms": max(in_games, default=0.0),
         "gc_total_ms": sum(in_games),
+        "gc_full_pauses": len(full),
+        "gc_full_max_ms": max(full, default=0.0),
+        "gc_full_cpu_max_ms": max(full_cpu, default=0.0),  # (a busy machine's wall: more)
         # where the runner's time goes (moves with one go, all of them): p50 and p99 per part
         "parts_moves": len(watch.parts),
         **{
@@ -467,7 +474,9 @@ def main() -> int:
     print()
     print(
         f"The collector while games were on: {r['gc_pauses']} pauses, "
-        f"{r['gc_total_ms']:.1f} ms in all, the longest {r['gc_max_ms']:.2f} ms."
+        f"{r['gc_total_ms']:.1f} ms in all, the longest {r['gc_max_ms']:.2f} ms; "
+        f"{r['gc_full_pauses']} full collections, the longest {r['gc_full_max_ms']:.2f} ms "
+        f"({r['gc_full_cpu_max_ms']:.2f} ms of CPU)."
     )
     if args.json:
         Path(args.json).write_text(json.dumps(r, indent=2))

@@ -57,5 +57,5 @@ async def test_the_readme_bot_command_plays(arena) -> None:
         mine, theirs = (bot.games()[0] for bot in both)
         assert "vs sparring" in mine and f"vs {name}" in theirs, (mine, theirs)
     assert any(
-        ln.startswith("quick match: queued for a casual game of collapsi") for ln in both[0].lines
+        ln.startswith("quick match: looking for a casual game of collapsi") for ln in both[0].lines
     ), both[0].lines

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 async def queue(r: BotRunner) -> None:
     """Enter the quick-match queue for the next game spec (``--quick-match``)."""
     game, variant, rules = r.next_spec(r.cfg.quick_match)
+    if not r.tasks:  # (nothing else to show meanwhile: say what it waits for)
+        spec = "/".join(part for part in (game, variant, rules) if part)
+        kind = "rated" if r.cfg.rated else "casual"
+        r.say(f"quick match: looking for a {kind} game of {spec}, waiting for an opponent")
     await r.client.quick_match(
         game,
         rules=rules,
@@ -27,10 +31,6 @@ async def queue(r: BotRunner) -> None:
         time_control=wire_time_control(r.cfg.time_control()),
         rated=r.cfg.rated,
     )
-    if not r.tasks:  # (nothing else to show meanwhile: say what it is waiting for)
-        spec = "/".join(part for part in (game, variant, rules) if part)
-        kind = "rated" if r.cfg.rated else "casual"
-        r.say(f"quick match: queued for a {kind} game of {spec}, waiting for an opponent")
 
 
 async def open_room(r: BotRunner) -> None:
