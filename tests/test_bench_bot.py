@@ -21,7 +21,7 @@ def test_bench_bot_tiny_run(tmp_path: Path) -> None:
         str(ROOT / "bench" / "bot.py"),
         "--games", "3",
         "--concurrency", "3",
-        "--opponent-ms", "300",
+        "--opponent-ms", "1000",
         "--json", str(out),
     ]  # fmt: skip
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
@@ -29,7 +29,8 @@ def test_bench_bot_tiny_run(tmp_path: Path) -> None:
     assert "runner p99 ms" in proc.stdout, proc.stdout
     res = json.loads(out.read_text())
     assert res["games"] == 3 and res["exit"] == 0, res
-    # every game overlapped the others: the opponent waits 300 ms a move
+    # every game overlapped the others: the opponent waits 1 s a move (a loaded machine
+    # starts each engine slowly, and the games start one after another)
     assert res["peak_under_way"] == 3, res
     # one measured move per turn of the measured runner's seat, each with the engine's
     # own time taken out of the turn's: what is left is the runner's, never negative

@@ -1,0 +1,58 @@
+"""clients.engines.spawn: a real program started off the loop, its three pipes as asyncio
+streams, its exit status by pidfd, and by a worker thread where there is no pidfd."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+import pytest
+
+from clients.engines.spawn import spawn
+
+ECHO = [
+    sys.executable,
+    "-c",
+    "import sys\n"
+    "line = sys.stdin.readline()\n"
+    "print('got ' + line.strip(), flush=True)\n"
+    "print('on stderr', file=sys.stderr, flush=True)\n"
+    "sys.exit(int(line))\n",
+]
+
+
+async def _talk(status: int) -> None:
+    proc = await spawn(ECHO)
+    assert proc.returncode is None and proc.pid > 0
+    proc.stdin.write(f"{status}\n".encode())
+    await proc.stdin.drain()
+    assert await asyncio.wait_for(proc.stdout.readline(), 30) == f"got {status}\n".encode()
+    assert await asyncio.wait_for(proc.stderr.readline(), 30) == b"on stderr\n"
+    waits = [proc.wait(), proc.wait()]  # (two waiters share the one watch)
+    assert await asyncio.wait_for(asyncio.gather(*waits), 30) == [status, status]
+    assert proc.returncode == status
+    assert await proc.stdout.read() == b""  # its output is at its end
+    with pytest.raises(ProcessLookupError):
+        proc.kill()
+    proc.stdin.close()
+
+
+async def test_a_program_talks_and_exits() -> None:
+    await _talk(3)
+
+
+async def test_without_a_pidfd_a_thread_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_pidfd(pid: int) -> int:
+        raise OSError("no pidfd here")
+
+    monkeypatch.setattr("os.pidfd_open", no_pidfd, raising=False)
+    await _talk(5)
+
+
+async def test_a_killed_program_and_a_missing_one() -> None:
+    proc = await spawn([sys.executable, "-c", "import time; time.sleep(60)"])
+    proc.kill()
+    assert await asyncio.wait_for(proc.wait(), 30) == -9
+    proc.stdin.close()
+    with pytest.raises(OSError):
+        await spawn(["/nonexistent/engine-program"])
