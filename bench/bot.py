@@ -94,8 +94,8 @@ class Stopwatch:
         self.ramp: list[tuple[float, int]] = []  # (when, games under way) at each change
         self.engine: dict[int, list[tuple[float, float]]] = {}  # id(brain) -> spans
         #: per move: runner ms (to its bytes written), turn-to-written ms, engine ms, games
-        #: under way, when, runner ms to send returned
-        self.moves: list[tuple[float, float, float, int, float, float]] = []
+        #: under way, when, runner ms to send returned, the process's CPU seconds then
+        self.moves: list[tuple[float, float, float, int, float, float, float]] = []
 
     def on_gc(self, phase: str, info: dict[str, int]) -> None:
         """(gc.callbacks) Every collection's pause, in ms."""
@@ -167,7 +167,8 @@ class Stopwatch:
         engine = sum(end - start for start, end in spans) * 1000
         total, returned = (written - turn) * 1000, (now - turn) * 1000
         under_way = len(self.playing)
-        self.moves.append((total - engine, total, engine, under_way, now, returned - engine))
+        cpu = time.process_time()
+        self.moves.append((total - engine, total, engine, under_way, now, returned - engine, cpu))
         called, back = self.go_at.pop(id(brain), (0.0, 0.0))
         if decoded is not None and turn < called and spans and spans[-1][0] >= called:
             before_go = sum(b - a for a, b in spans[:-1]) * 1000  # (a game's newgame...)
@@ -373,7 +374,16 @@ async def bench(
     # forks a process from the runner's loop) while half of them or more were under way
     rises = zip(watch.ramp[1:], watch.ramp, strict=False)
     last_start = max((t for (t, n), (_, before) in rises if n > before), default=0.0)
-    steady = [mv[0] for mv in watch.moves if mv[4] > last_start and mv[3] >= concurrency // 2]
+    steady_moves = [mv for mv in watch.moves if mv[4] > last_start and mv[3] >= concurrency // 2]
+    steady = [mv[0] for mv in steady_moves]
+    # the runner's CPU per move in steady state (every frame of every game, the engines'
+    # pipes: the loop's whole work between the first and last steady move, over them);
+    # a busy machine stretches wall times, not this
+    steady_cpu = (
+        (steady_moves[-1][6] - steady_moves[0][6]) * 1000 / (len(steady_moves) - 1)
+        if len(steady_moves) > 1
+        else 0.0
+    )
     finished = sum(1 for ln in runner.out.getvalue().splitlines() if ln.startswith("game "))  # type: ignore[attr-defined]
     first = watch.ramp[0][0] if watch.ramp else 0.0
     peak_at = next((t for t, n in watch.ramp if n == max(under_way, default=0)), first)
@@ -387,6 +397,7 @@ async def bench(
         "moves": len(own),
         "moves_steady": len(steady),
         "runner_p99_steady_ms": pct(steady, 0.99),
+        "cpu_ms_per_move_steady": steady_cpu,
         "wall_s": wall,
         # the runner process's CPU (every game's frames, engines' pipes, quick matches,
         # the bench's own stamps) over its moves: steady under load, unlike wall times
@@ -463,6 +474,8 @@ def main() -> int:
         f"{r['turn_to_sent_p99_ms']:.2f} | {r['engine_p50_ms']:.2f} | {r['engine_p99_ms']:.2f} | "
         f"{r['cpu_ms_per_move']:.3f} |"
     )
+    print()
+    print(f"The runner's CPU per move in steady state: {r['cpu_ms_per_move_steady']:.3f} ms.")
     print()
     print(f"Where the runner's time goes ({r['parts_moves']} moves with one engine answer), ms:")
     print()
