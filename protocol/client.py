@@ -401,25 +401,29 @@ class Challenge(ClientBase):
     rated: bool = False
 
 
-class AcceptChallenge(ClientBase):
+class ChallengeAnswer(ClientBase):
+    """What may be done with a pending challenge, by its id (``challenge_sent``,
+    ``challenged``): one definition of the three messages below (not itself sent)."""
+
+    challenge: Id
+
+
+class AcceptChallenge(ChallengeAnswer):
     """Accept a challenge you received (``challenged``); answered by ``ack``, then ``matched``."""
 
     type: Literal["accept_challenge"] = "accept_challenge"
-    challenge: Id
 
 
-class DeclineChallenge(ClientBase):
+class DeclineChallenge(ChallengeAnswer):
     """Decline a challenge you received; answered by ``ack``."""
 
     type: Literal["decline_challenge"] = "decline_challenge"
-    challenge: Id
 
 
-class CancelChallenge(ClientBase):
+class CancelChallenge(ChallengeAnswer):
     """Take back a challenge you sent; answered by ``ack``."""
 
     type: Literal["cancel_challenge"] = "cancel_challenge"
-    challenge: Id
 
 
 ClientMessage = Annotated[

@@ -163,18 +163,23 @@ class RoomList(ServerBase):
     truncated: bool = False
 
 
-class RoomAdded(ServerBase):
+class LobbyRoom(ServerBase):
+    """A lobby event (to subscribers) with a room's summary: one definition of the two
+    below (not itself sent)."""
+
+    summary: RoomSummary
+
+
+class RoomAdded(LobbyRoom):
     """Lobby event (to subscribers): a public room appeared."""
 
     type: Literal["room_added"] = "room_added"
-    summary: RoomSummary
 
 
-class RoomUpdated(ServerBase):
+class RoomUpdated(LobbyRoom):
     """Lobby event: a listed room changed (seats, status, spectators)."""
 
     type: Literal["room_updated"] = "room_updated"
-    summary: RoomSummary
 
 
 class RoomRemoved(ServerBase):
