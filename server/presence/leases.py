@@ -34,10 +34,10 @@ class Leases(ABC):
     async def owner(self, room_id: str) -> str | None:
         """The node holding the room's live lease, if any."""
 
+    @abstractmethod
     async def owners(self, room_ids: list[str]) -> dict[str, str | None]:
         """The owners of several rooms (for lease sweeps), in one round trip where the
         store allows it."""
-        return {r: await self.owner(r) for r in room_ids}
 
 
 class MemoryLeases(Leases):
