@@ -93,8 +93,8 @@ class CollectoState:
 def _expected_points() -> dict[tuple[int, int], float]:
     """Per colour, keyed by (my balls, their balls): the expected point difference if the
     balls still on the board went to either player with even odds (ruling 14: a point per
-    full three of a colour). Two balls of a colour with one left on the board are worth
-    about half a point; the same two with none left, nothing."""
+    full three of a colour). So two balls of a colour count for more while a third is still
+    on the board than once none is left."""
     out = {}
     n = B.BALLS_PER_COLOUR
     for m in range(n + 1):

@@ -1,5 +1,5 @@
-"""The strong Collapsi player: the solver where it can finish, alpha-beta with an evaluation
-elsewhere, on every board (issue 20).
+"""The strong Collapsi player: the solver where it can finish, playouts with 3-4 players,
+alpha-beta with an evaluation elsewhere, on every board (issue 20).
 
 - Two players on fixed cards (not Shifting Board), both pawns placed: one
   :class:`~engine.collapsi.solver.Solver` is kept for the game (its tables
