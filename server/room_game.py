@@ -212,7 +212,11 @@ class RoomGame:
                 "ratings": changes,
                 "finished_at": finished,
                 "ended_at": finished,
-                **private_record_fields(s.private, s.invite),
+                **private_record_fields(
+                    s.private,
+                    s.invite,
+                    [(st.session, st.player) for st in self.state.seats if st is not None],
+                ),
             },
         )
         self._apply(rs.GameOver(result.to_dict(), changes, record_id, self._now()))

@@ -27,8 +27,10 @@ class Standings:
     async def on_get_record(self, conn: Connection, msg: m.GetRecord) -> None:
         rec = await self.arena.records.get(msg.record)
         s = self.arena.sessions.get(conn.session or "")
-        who = None if s is None or s.player is None else s.player["name"]
-        if rec is None or not may_read(rec, who, msg.invite):  # a private one: not said
+        player = None if s is None else s.player
+        who, guest = (None, True) if player is None else (player["name"], player["guest"])
+        sid = None if s is None else s.id
+        if rec is None or not may_read(rec, who, msg.invite, guest, sid):  # private: unsaid
             raise ProtocolError(ErrorCode.UNKNOWN_RECORD, f"no record {msg.record}")
         conn.send(
             m.Record(

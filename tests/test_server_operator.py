@@ -96,3 +96,33 @@ async def test_a_private_games_record_is_for_its_players_and_invite_holders(
     await bob.resign(pub.room)
     done = await ann.next(type="game_over", room=pub.room)
     assert (await anonymous.get_record(done.record)).record == done.record
+
+
+async def test_a_guests_private_record_is_not_for_the_next_guest_of_that_name(
+    arena: Any,
+) -> None:
+    """A guest's name is nobody's: the guest reads its private game in its session; a
+    later guest of the same name, or whoever claims the name, needs the invite."""
+    await arena.start()
+    gus, bob = await arena.client("gus"), await arena.client("bob", token="bob-secret")
+    state = await gus.create_room("collapsi", seat=0, private=True)
+    await bob.join(invite=state.invite)
+    await bob.take_seat(state.room, 1)
+    await gus.ready(state.room)
+    await bob.ready(state.room)
+    await gus.next(type="game_started")
+    await gus.resign(state.room)
+    record = (await bob.next(type="game_over")).record
+    assert (await gus.get_record(record)).record == record  # the guest, in its session
+    assert (await bob.get_record(record)).record == record  # a name's owner
+    await gus.logout()  # (its name is free at once)
+    for token in (None, "gus-secret"):  # another guest gus; then gus claimed
+        later = await arena.client("gus", token=token)
+        with pytest.raises(ArenaError) as refused:
+            await later.get_record(record)
+        assert refused.value.code == "unknown_record"
+        assert (await later.get_record(record, invite=state.invite)).record == record
+        await later.logout()
+    await bob.logout()
+    bob_again = await arena.client("bob", token="bob-secret")
+    assert (await bob_again.get_record(record)).record == record
