@@ -702,6 +702,18 @@ class Client:
         """A finished game's record (a private room's: for its players, or with its invite)."""
         return await self.request(m.GetRecord(record=record, invite=invite))
 
+    async def list_records(
+        self,
+        game: str | None = None,
+        player: str | None = None,
+        limit: int = 20,
+        offset: int = 0,
+    ) -> m.RecordList:
+        """Finished games, newest first: one page (``next_offset`` asks for the next)."""
+        return await self.request(
+            m.ListRecords(game=game, player=player, limit=limit, offset=offset)
+        )
+
     async def leaderboard(self, game: str, limit: int = 50) -> list[m.LeaderboardEntry]:
         return (await self.request(m.GetLeaderboard(game=game, limit=limit))).entries
 

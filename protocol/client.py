@@ -302,6 +302,19 @@ class GetLeaderboard(ClientBase):
     offset: Annotated[int, Field(ge=0, le=1_000_000)] = 0
 
 
+class ListRecords(ClientBase):
+    """Finished games, newest first, a page at a time (added within v1); answered by
+    ``record_list``. A private room's games are listed to their players only."""
+
+    type: Literal["list_records"] = "list_records"
+    game: GameName | None = None
+    #: only the games this player played in (a name, as in a record's ``players``)
+    player: Name | None = None
+    limit: Annotated[int, Field(ge=1, le=100)] = 20
+    #: where to go on from: 0 (the newest), or a ``record_list.next_offset``
+    offset: Annotated[int, Field(ge=0, le=1_000_000)] = 0
+
+
 class ListTournaments(ClientBase):
     """Answered by ``tournament_list``."""
 
@@ -456,6 +469,7 @@ ClientMessage = Annotated[
     | Watch
     | GetRecord
     | GetLeaderboard
+    | ListRecords
     | ListTournaments
     | JoinTournament
     | LeaveTournament

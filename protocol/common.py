@@ -221,6 +221,26 @@ class LeaderboardEntry(Model):
     bot: bool = False
 
 
+class RecordSummary(Model):
+    """A finished game as ``record_list`` lists it (added within v1): what a client shows
+    in a list before it fetches the whole record with ``get_record``."""
+
+    record: Id
+    """The record's id, for ``get_record``."""
+    game: GameName
+    rules: GameName
+    variant: GameName
+    players: Annotated[list[Name], Field(max_length=MAX_SEATS)]
+    """Names in seat order."""
+    result: GameResult | None = None
+    moves: Annotated[int, Field(ge=0, le=2048)] = 0
+    """How many moves the game had."""
+    rated: bool = False
+    private: bool = False
+    """Played in a private room (listed only to its players)."""
+    finished_at: Timestamp | None = None
+
+
 class TournamentSummary(Model):
     """A tournament as listed. The fields after ``starts_at`` were added within v1."""
 

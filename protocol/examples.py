@@ -21,6 +21,7 @@ from protocol.common import (
     Player,
     Rate,
     RatingChange,
+    RecordSummary,
     RoomCursor,
     RoomSummary,
     SeatInfo,
@@ -155,6 +156,7 @@ def client_examples() -> list[c.ClientBase]:
         c.Watch(id=19, room="r-8f3k2", since_seq=12),
         c.GetRecord(id=20, record="g-20261121-0042"),
         c.GetLeaderboard(id=21, game="collapsi", limit=10, offset=0),
+        c.ListRecords(id=33, game="collapsi", player="ann", limit=20, offset=0),
         c.ListTournaments(id=22, game="collapsi"),
         c.JoinTournament(id=23, tournament="t-autumn"),
         c.LeaveTournament(id=24, tournament="t-autumn"),
@@ -441,6 +443,24 @@ def server_examples() -> list[s.ServerBase]:
                 LeaderboardEntry(rank=2, name="ann", rating=1483.2, deviation=180.5, games=3),
             ],
             total=2,
+        ),
+        s.RecordList(
+            re=33,
+            records=[
+                RecordSummary(
+                    record="g-20261121-0042",
+                    game="collapsi",
+                    rules="standard",
+                    variant="base",
+                    players=["ann", "kestrel-bot"],
+                    result=GameResult(winner=1, order=[1, 0], reason="no_moves"),
+                    moves=10,
+                    rated=True,
+                    private=False,
+                    finished_at=1_795_000_321_000,
+                )
+            ],
+            next_offset=1,
         ),
         s.TournamentList(
             re=22,

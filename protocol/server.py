@@ -32,6 +32,7 @@ from protocol.common import (
     Notation,
     Player,
     RatingChange,
+    RecordSummary,
     RequestId,
     RoomSummary,
     Seat,
@@ -75,7 +76,8 @@ class Welcome(ServerBase):
 
     ``session`` identifies this connection's session in logs; ``resume_token`` is the
     secret to ``resume`` it from a new connection if this one drops. ``features`` names
-    additive v1 extensions this server supports (``move_reply``: see ``MakeMove.reply``).
+    additive v1 extensions this server supports (``move_reply``: see ``MakeMove.reply``;
+    ``list_records``: see ``ListRecords``).
     """
 
     type: Literal["welcome"] = "welcome"
@@ -500,6 +502,16 @@ class Leaderboard(ServerBase):
     total: Count | None = None
 
 
+class RecordList(ServerBase):
+    """The answer to ``list_records`` (added within v1): finished games, newest first.
+    ``next_offset`` is the ``offset`` of the next page, ``null`` when there is no more;
+    a page may hold fewer than ``limit`` records (even none) while there is more."""
+
+    type: Literal["record_list"] = "record_list"
+    records: Annotated[list[RecordSummary], Field(max_length=MAX_LIST)]
+    next_offset: Count | None = None
+
+
 class TournamentList(ServerBase):
     type: Literal["tournament_list"] = "tournament_list"
     tournaments: Annotated[list[TournamentSummary], Field(max_length=MAX_LIST)]
@@ -564,6 +576,7 @@ ServerMessage = Annotated[
     | RoomClosed
     | Record
     | Leaderboard
+    | RecordList
     | TournamentList
     | Standings
     | TournamentCreated,

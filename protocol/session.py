@@ -37,6 +37,7 @@ ANONYMOUS_TYPES: frozenset[str] = frozenset(
         "leave_room",
         "get_record",
         "get_leaderboard",
+        "list_records",
         "list_tournaments",
         "get_standings",
         "tournament_subscribe",

@@ -41,6 +41,7 @@ from server.login_throttle import LoginGuard
 from server.matchmaking import Matchmaker
 from server.metrics import Metrics
 from server.presence import Presence, open_presence
+from server.record_list import RecordListing
 from server.records import RecordStore
 from server.registry import RoomRegistry
 from server.room import Room
@@ -125,6 +126,7 @@ class Arena:
             self.matchmaker,
             self.challenges,
             Standings(self),
+            RecordListing(self),
             self.tournaments,
         ):
             self.handlers.update(part.handlers())

@@ -17,7 +17,7 @@ from server.sessions import Session
 
 SOFTWARE = "collapsi-arena/0.1"
 #: additive protocol extensions this server supports (welcome.features, PROTOCOL.md)
-FEATURES = ("move_reply",)
+FEATURES = ("move_reply", "list_records")
 
 
 class Login:

@@ -89,9 +89,11 @@ class RecordStore:
         return await self.presence.records.get(game_id)
 
     async def list(
-        self, limit: int = 50, player: str | None = None, game: str | None = None
+        self, limit: int = 50, player: str | None = None, game: str | None = None, offset: int = 0
     ) -> list[dict[str, Any]]:
-        return await self.presence.records.latest(limit=limit, player=player, game=game)
+        return await self.presence.records.latest(
+            limit=limit, player=player, game=game, offset=offset
+        )
 
     async def flush(self) -> None:
         """Wait until every record handed to :meth:`save` is on disk."""

@@ -479,6 +479,25 @@ async def test_records(presence: Presence) -> None:
     assert (await presence.records.latest(game="collecto"))[0]["record"] == r2
 
 
+async def test_records_paged(presence: Presence) -> None:
+    """``offset`` skips that many of the matching records, newest first (``list_records``
+    pages through them), with and without a filter."""
+    for i in range(7):
+        game = "collecto" if i % 3 == 0 else "collapsi"
+        await presence.records.put(f"g{i}", {"game": game, "players": ["ann", f"p{i % 2}"]})
+
+    async def ids(**kw: Any) -> list[str]:
+        return [x["game_id"] for x in await presence.records.latest(**kw)]
+
+    assert await ids(limit=3, offset=0) == ["g6", "g5", "g4"]
+    assert await ids(limit=3, offset=3) == ["g3", "g2", "g1"]
+    assert await ids(limit=3, offset=6) == ["g0"]
+    assert await ids(limit=3, offset=7) == []
+    assert await ids(limit=2, offset=1, game="collapsi") == ["g4", "g2"]
+    assert await ids(limit=5, offset=1, player="p0") == ["g4", "g2", "g0"]
+    assert await ids(limit=1, offset=2, game="collecto", player="ann") == ["g0"]
+
+
 async def test_the_one_append_a_room_calls(presence: Presence) -> None:
     """``append``: one event, one with the room's members saved first, several at once;
     each fenced by the lease and the seq, the lobby entry with the last."""

@@ -23,9 +23,10 @@ class Records(ABC):
 
     @abstractmethod
     async def latest(
-        self, limit: int = 50, player: str | None = None, game: str | None = None
+        self, limit: int = 50, player: str | None = None, game: str | None = None, offset: int = 0
     ) -> list[JSON]:
-        """``{"game_id", "record"}`` newest first, filtered by player name or game."""
+        """``{"game_id", "record"}`` newest first, filtered by player name or game,
+        skipping the first ``offset`` that match (paging: ``list_records``)."""
 
 
 class MemoryRecords(Records):
@@ -40,7 +41,7 @@ class MemoryRecords(Records):
         return copy_json(self._records.get(game_id))
 
     async def latest(
-        self, limit: int = 50, player: str | None = None, game: str | None = None
+        self, limit: int = 50, player: str | None = None, game: str | None = None, offset: int = 0
     ) -> list[JSON]:
         out: list[JSON] = []
         for game_id in reversed(self._records):
@@ -48,6 +49,9 @@ class MemoryRecords(Records):
             if game is not None and rec.get("game") != game:
                 continue
             if player is not None and player not in rec.get("players", []):
+                continue
+            if offset > 0:
+                offset -= 1
                 continue
             out.append({"game_id": game_id, "record": copy_json(rec)})
             if len(out) >= limit:

@@ -29,10 +29,12 @@ class RedisRecords(Records):
 
     @guard("list_records")
     async def latest(
-        self, limit: int = 50, player: str | None = None, game: str | None = None
+        self, limit: int = 50, player: str | None = None, game: str | None = None, offset: int = 0
     ) -> list[JSON]:
         out: list[JSON] = []
         start, chunk = 0, max(limit, 100)
+        if player is None and game is None:  # every record counts: skip in the index
+            start, offset = offset, 0
         while len(out) < limit:
             ids = await self.link.redis.zrevrange(self.k("recs"), start, start + chunk - 1)
             if not ids:
@@ -46,6 +48,9 @@ class RedisRecords(Records):
                 if game is not None and rec.get("game") != game:
                     continue
                 if player is not None and player not in rec.get("players", []):
+                    continue
+                if offset > 0:
+                    offset -= 1
                     continue
                 out.append({"game_id": game_id, "record": rec})
                 if len(out) >= limit:

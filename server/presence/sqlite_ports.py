@@ -145,7 +145,7 @@ class SqliteRecords(Records):
         return None if not row else json.loads(row[0][0])
 
     async def latest(
-        self, limit: int = 50, player: str | None = None, game: str | None = None
+        self, limit: int = 50, player: str | None = None, game: str | None = None, offset: int = 0
     ) -> list[JSON]:
         await self.store.settled()
         sql = "SELECT r.game_id, r.data FROM records r"
@@ -158,6 +158,6 @@ class SqliteRecords(Records):
             params.append(game)
         if where:
             sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY r.n DESC LIMIT ?"
-        rows = self.store._read(sql, *params, limit)
+        sql += " ORDER BY r.n DESC LIMIT ? OFFSET ?"
+        rows = self.store._read(sql, *params, limit, offset)
         return [{"game_id": g, "record": json.loads(d)} for g, d in rows]
