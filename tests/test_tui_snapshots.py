@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from clients.tui.app import ArenaTui
+from clients.tui.finished import FinishedGames
 from clients.tui.lobby import LobbyScreen
 from protocol import examples
 from protocol import messages as m
@@ -104,6 +105,32 @@ class LobbyApp(ArenaTui):
 def test_the_lobby(snap_compare: Any) -> None:
     app = LobbyApp("ws://127.0.0.1:9", config=Path(os.devnull))
     assert snap_compare(app, terminal_size=SIZE)
+
+
+def test_the_lobbys_finished_games(snap_compare: Any) -> None:
+    """The finished games tab with the protocol's example ``record_list`` and a private
+    game of the player's own (a server would answer ``list_records`` with them)."""
+    page = next(x for x in examples.server_examples() if x.type == "record_list")
+    mine = page.records[0].model_copy(
+        update={
+            "record": "r-7hh2k-3",
+            "variant": "big-board+shifting",
+            "players": ["ann", "[/x] cat", "kestrel-bot"],
+            "result": m.GameResult(winner=None, order=[0, 1, 2], reason="aborted"),
+            "moves": 0,
+            "rated": False,
+            "private": True,
+        }
+    )
+
+    async def show(pilot: Any) -> None:
+        await pilot.press("f")
+        await pilot.pause()
+        tab = pilot.app.screen.query_one(FinishedGames)
+        tab.show(page.model_copy(update={"records": [mine, *page.records], "next_offset": 2}))
+
+    app = LobbyApp("ws://127.0.0.1:9", config=Path(os.devnull))
+    assert snap_compare(app, terminal_size=SIZE, run_before=show)
 
 
 def test_a_collapsi_game(snap_compare: Any) -> None:

@@ -13,7 +13,7 @@ import pytest
 from textual.widgets import Input, Select, Static
 
 from clients.tui.app import ArenaTui
-from clients.tui.lobby import CreateScreen
+from clients.tui.create_form import CreateScreen
 from tests.tui_pilot import SIZE, game_screen, lobby, tui, type_line, until
 
 

@@ -3,6 +3,7 @@
 arena tui                                  the local server (arena serve's default)
 arena tui --url ws://host:8765             another server
 arena tui --watch ROOM                     watch a game at once
+arena tui --name ann --watch INVITE        watch a private room by its invite code
 arena tui --replay arena-data/records/ROOM-1.json   a record file, no server
 arena tui --replay rr/games.jsonl --game 0.1.3.0    a tournament's game, no server
 arena tui --offline collapsi --level greedy         play an engine bot, no server
@@ -23,7 +24,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--url", default="ws://127.0.0.1:8765", help="server address")
     parser.add_argument("--name", help="sign in at once with this name")
     parser.add_argument("--token", help="the name's token (rated games need one)")
-    parser.add_argument("--watch", metavar="ROOM", help="watch this room at once")
+    parser.add_argument(
+        "--watch",
+        metavar="ROOM",
+        help="watch this room at once: its id, or a private room's invite code (with --name)",
+    )
     parser.add_argument("--replay", metavar="FILE", type=Path, help="replay a record file")
     parser.add_argument(
         "--game", metavar="ID", help="(--replay of a tournament's games.jsonl) the game's id"

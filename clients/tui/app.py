@@ -38,6 +38,10 @@ CSS = """
 #lobby-top, #lobby-bottom { height: auto; }
 #lobby-bottom Input { width: 1fr; }
 #confirm { width: 40; height: auto; padding: 1 2; background: $panel; }
+#board-row { height: 3; }
+#preset { width: 16; }
+#deck { width: 1fr; }
+#finished-top { height: auto; }
 """
 
 
@@ -234,13 +238,22 @@ class ArenaTui(App[None]):
         return None
 
     async def watch_room(self, room: str) -> None:
+        """Watch a room by its id or, a private room, by its invite code (``join_room``
+        as a spectator: the protocol's way, for a signed-in player only)."""
         try:
             await self.client.watch(room)
+            state = self.client.rooms[room].state
         except ArenaError as exc:
-            self.notify(str(exc), severity="error")
-            return
-        track = self.client.rooms[room]
-        await self._open(track.state)
+            try:
+                state = await self.client.join(invite=room, role="spectator")
+            except ArenaError as by_invite:
+                if by_invite.code == "not_authenticated":
+                    exc = ArenaError(
+                        exc.code, f"{exc.message} (a private room's invite needs a name: --name)"
+                    )
+                self.notify(str(exc), severity="error")
+                return
+        await self._open(state)
 
     async def join_text(self, text: str) -> None:
         """A room id (join it) or an invite code."""
@@ -261,6 +274,7 @@ class ArenaTui(App[None]):
                 rated=form["rated"],
                 private=form["private"],
                 seat=0,
+                options=form.get("options") or None,
             )
             await self.client.ready(state.room)
         except (ArenaError, EngineError) as exc:

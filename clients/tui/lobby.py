@@ -1,5 +1,6 @@
-"""Sign-in, lobby (live room list, filter, quick match, join by invite, watch, records),
-the create-room form and the leaderboard. They call the app (:mod:`clients.tui.app`),
+"""Sign-in, lobby (live room list, filter, quick match, join by invite, watch, records;
+finished games: :mod:`clients.tui.finished`) and the leaderboard (the create-room form:
+:mod:`clients.tui.create_form`). They call the app (:mod:`clients.tui.app`),
 which owns the connection."""
 
 from __future__ import annotations
@@ -11,22 +12,24 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, Checkbox, DataTable, Input, Label, Select, Static
+from textual.widgets import (
+    Button,
+    Checkbox,
+    DataTable,
+    Input,
+    Label,
+    Select,
+    Static,
+    TabbedContent,
+    TabPane,
+)
 
 from clients.gameview import clock_label
+from clients.tui.create_form import CreateScreen
+from clients.tui.finished import FinishedGames
 from clients.tui.memory import KeysFooter, settle
 from clients.tui.tournaments import TournamentsScreen
 from protocol import messages as m
-
-CLOCKS = [
-    ("no clock", "none"),
-    ("1+0 bullet", "1+0"),
-    ("3+2 blitz", "3+2"),
-    ("5+3 blitz", "5+3"),
-    ("10+5 rapid", "10+5"),
-    ("30 s per move", "fixed:30"),
-    ("custom", "custom"),
-]
 
 
 class SignInScreen(Screen[None]):
@@ -75,6 +78,7 @@ class LobbyScreen(Screen[None]):
         Binding("l", "leaderboard", "leaderboard"),
         Binding("w", "watch", "watch selected"),
         Binding("t", "tournaments", "tournaments"),
+        Binding("f", "finished", "finished"),
     ]
 
     def __init__(self) -> None:
@@ -91,7 +95,11 @@ class LobbyScreen(Screen[None]):
             yield Button("Quick match", id="quick")
             yield Button("Leaderboard", id="leaderboard")
             yield Button("Tournaments", id="tournaments")
-        yield DataTable(id="rooms", cursor_type="row")
+        with TabbedContent(id="lobby-tabs"):
+            with TabPane("Live rooms", id="live"):
+                yield DataTable(id="rooms", cursor_type="row")
+            with TabPane("Finished games", id="finished-tab"):
+                yield FinishedGames(id="finished-games")
         with Horizontal(id="lobby-bottom"):
             yield Input(placeholder="room id or invite code: Enter joins", id="join")
             yield Input(placeholder="record id: Enter replays", id="record")
@@ -156,6 +164,19 @@ class LobbyScreen(Screen[None]):
 
     async def on_select_changed(self, event: Select.Changed) -> None:
         await self.subscribe()
+        finished = self.query_one(FinishedGames)
+        if finished.loaded:
+            await finished.load(game=finished.game())
+
+    async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        finished = self.query_one(FinishedGames)
+        if event.pane.id == "finished-tab" and not finished.loaded:
+            await finished.load(game=finished.game())
+
+    def action_finished(self) -> None:
+        """``f``: the finished games tab (again: back to the live rooms)."""
+        tabs = self.query_one(TabbedContent)
+        tabs.active = "live" if tabs.active == "finished-tab" else "finished-tab"
 
     async def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         room = self.rooms.get(str(event.row_key.value))
@@ -200,82 +221,6 @@ class LobbyScreen(Screen[None]):
         if table.row_count:
             key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
             await self.app.watch_room(str(key))  # type: ignore[attr-defined]
-
-
-class CreateScreen(Screen[None]):
-    """Every option of ``create_room``: game, rule set, variant (combinations too), seats,
-    clock (presets or custom), rated or casual, private (the invite is shown in the game)."""
-
-    BINDINGS = [Binding("escape", "close", "back")]
-
-    def compose(self) -> ComposeResult:
-        info = self.app.game_infos()  # type: ignore[attr-defined]
-        first = info[0]
-        with Vertical(id="create-form"):
-            yield Label("game")
-            yield Select(
-                [(g.game, g.game) for g in info], value=first.game, id="game", allow_blank=False
-            )
-            yield Label("rule set")
-            yield Select(
-                [(r, r) for r in first.rule_sets],
-                value=first.rule_sets[0],
-                id="rules",
-                allow_blank=False,
-            )
-            yield Label("variant")
-            yield Select(
-                variant_options(first), value=first.variants[0], id="variant", allow_blank=False
-            )
-            yield Label("players")
-            yield Select([(str(n), n) for n in (2, 3, 4)], value=2, id="seats", allow_blank=False)
-            yield Label("clock")
-            yield Select(CLOCKS, value="none", id="clock", allow_blank=False)
-            yield Input(placeholder="custom clock: 5+3 or fixed:20", id="custom")
-            yield Checkbox("rated", False, id="rated")
-            yield Checkbox("private (invite only)", False, id="private")
-            yield Button("Create", id="create-go", variant="primary")
-            yield Static(id="create-error")
-        yield KeysFooter()
-
-    def on_select_changed(self, event: Select.Changed) -> None:
-        if event.select.id != "game":
-            return
-        info = {g.game: g for g in self.app.game_infos()}[str(event.value)]  # type: ignore[attr-defined]
-        rules = self.query_one("#rules", Select)
-        rules.set_options([(r, r) for r in info.rule_sets])
-        rules.value = info.rule_sets[0]
-        variant = self.query_one("#variant", Select)
-        variant.set_options(variant_options(info))
-        variant.value = info.variants[0]
-
-    async def on_button_pressed(self, event: Button.Pressed) -> None:
-        clock = str(self.query_one("#clock", Select).value)
-        if clock == "custom":
-            clock = self.query_one("#custom", Input).value.strip() or "none"
-        error = await self.app.create_room(  # type: ignore[attr-defined]
-            game=str(self.query_one("#game", Select).value),
-            rules=str(self.query_one("#rules", Select).value),
-            variant=str(self.query_one("#variant", Select).value),
-            seats=int(self.query_one("#seats", Select).value),  # type: ignore[arg-type]
-            clock=clock,
-            rated=self.query_one("#rated", Checkbox).value,
-            private=self.query_one("#private", Checkbox).value,
-        )
-        self.query_one("#create-error", Static).update(Text(error or ""))
-
-    def action_close(self) -> None:
-        self.dismiss()
-
-
-def variant_options(info: Any) -> list[tuple[str, str]]:
-    """The game's variants plus the Collapsi combinations (Big Board + Shifting...)."""
-    out = [(v, v) for v in info.variants]
-    if "big-board" in info.variants:
-        for other in ("shifting", "players-choice"):
-            if other in info.variants:
-                out.append((f"big-board+{other}", f"big-board+{other}"))
-    return out
 
 
 class LeaderboardScreen(Screen[None]):
