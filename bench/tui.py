@@ -7,7 +7,7 @@ A real ``arena serve`` subprocess (so this process's CPU is the client's alone),
 under Textual's headless driver (``run_test``: everything but the terminal writes) as
 one player of a Collapsi game with a running clock, a library client as the other.
 Latency: from the client library decoding the opponent's ``move_made`` to the board
-widget rendering the position after it; beside it this process's CPU time over the same
+widget drawing (a row of) the position after it for the screen; beside it this process's CPU time over the same
 span (what drawing costs, which the machine's load does not inflate) and how many times
 the screen was laid out again. A game's first move (the bench's opponent moves at once)
 arrives while the game screen is still being set up, so the figures are also given
@@ -103,10 +103,12 @@ async def run(moves: int, idle: float) -> dict[str, Any]:
             receive(msg)
 
         app.client._receive = timed_receive  # type: ignore[method-assign]
-        render = BoardView.render
+        # drawn: the compositor asks the board for a row of the new position (the board
+        # draws only the rows a move changed: clients/tui/lines.py)
+        render_line = BoardView.render_line
 
-        def timed_render(self: BoardView) -> Any:
-            out = render(self)
+        def timed_render(self: BoardView, y: int) -> Any:
+            out = render_line(self, y)
             ply = len((self.view or {}).get("history") or [])
             if ply in arrived:
                 wall, cpu0, layouts0, gc0 = arrived.pop(ply)
@@ -117,7 +119,7 @@ async def run(moves: int, idle: float) -> dict[str, Any]:
                 plies.append(ply)
             return out
 
-        BoardView.render = timed_render  # type: ignore[method-assign]
+        BoardView.render_line = timed_render  # type: ignore[method-assign]
         laid = [0]  # screen layouts so far
         refresh_layout = Screen._refresh_layout
 

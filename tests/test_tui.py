@@ -322,7 +322,8 @@ async def test_abort_then_a_rematch_offered_by_the_opponent_and_accepted_with_ct
 @pytest.mark.timeout(60)
 async def test_ctrl_l_leaves_the_room_for_a_lobby_kept_live_meanwhile(arena: Any) -> None:
     """Ctrl+L leaves (Ctrl+Q is Textual's quit); the lobby heard of a room opened while
-    ann played and shows it when she is back."""
+    ann played, and shows it when she is back (not before: redrawn under the game, it
+    cost the game's screen a layout)."""
     await arena.start()
     app = await tui(arena)
     async with app.run_test(size=SIZE) as pilot:
@@ -332,6 +333,9 @@ async def test_ctrl_l_leaves_the_room_for_a_lobby_kept_live_meanwhile(arena: Any
         below = app.screen_stack[-2]
         assert isinstance(below, LobbyScreen)
         await until(pilot, lambda: opened in below.rooms, "the new room, heard under the game")
+        # ...and not drawn under it (drawing the lobby laid both screens out: bench/tui.py)
+        assert below.stale
+        assert opened not in {key.value for key in below.query_one("#rooms", DataTable).rows}
         await pilot.press("ctrl+l")
         await bob.next(type="player_left", room=room)
         await until(pilot, lambda: app.screen is below, "the lobby again")

@@ -10,13 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from textual.widgets import Static
 
 from clients.tui.app import ArenaTui
 from clients.tui.board import BoardView
+from clients.tui.lines import LinesWidget
 from clients.tui.local import OfflinePuzzle
 from engine.collapsi.solo import generate
-from tests.tui_pilot import SIZE, game_screen, play_my_moves, type_line, until
+from tests.tui_pilot import SIZE, drawn, game_screen, play_my_moves, type_line, until
 
 
 def puzzle_app(size: int, difficulty: str, seed: int = 0) -> ArenaTui:
@@ -35,7 +35,7 @@ async def test_a_puzzle_solved_by_its_winning_line(size: int, difficulty: str) -
         model = screen.model
         assert isinstance(screen.actions, OfflinePuzzle)
         assert model.view is not None and "".join(model.view["cards"]) == expected.deal
-        info = str(screen.query_one("#info", Static).render())
+        info = drawn(screen, "#info")
         assert f"Solo puzzle {size}x{size}, difficulty {difficulty}" in info
         assert "spectators" not in info
         board = screen.query_one(BoardView)
@@ -96,6 +96,32 @@ async def test_offline_against_an_engine_bot_to_the_end() -> None:
         assert model.result.winner in (0, 1)
 
 
+@pytest.mark.parametrize("game", ["collapsi", "collecto"])
+@pytest.mark.timeout(60)
+async def test_the_rows_a_move_redraws_leave_the_screen_as_drawn_anew(game: str) -> None:
+    """The board and the side panel repaint only the rows a move changed
+    (clients/tui/lines.py): after some moves the screen is the same as when every one of
+    them is drawn again from scratch."""
+    app = ArenaTui("ws://127.0.0.1:9", offline=(game, "random", None), config=Path(os.devnull))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await until(pilot, lambda: game_screen(app), "the game")
+        model = screen.model
+        for _ in range(3):
+            await until(pilot, lambda: model.my_turn or model.status == "finished", "my turn")
+            if model.status == "finished":
+                break
+            before = len(model.moves)
+            await type_line(pilot, model.legal[0])
+            await until(pilot, lambda b=before: len(model.moves) > b + 1 or model.banner, "reply")
+        await pilot.pause()
+        assert len(model.moves) >= 2
+        kept = app.export_screenshot()
+        for widget in screen.query(LinesWidget):
+            widget.refresh()
+        await pilot.pause()
+        assert app.export_screenshot() == kept
+
+
 @pytest.mark.timeout(60)
 async def test_big_board_against_three_bots_to_the_end() -> None:
     app = ArenaTui(
@@ -121,7 +147,7 @@ async def test_chat_is_shown_as_typed_not_as_markup() -> None:
         screen = await until(pilot, lambda: game_screen(app), "the game")
         await type_line(pilot, "[/x] gl [bold]hf")
         await pilot.pause()
-        assert str(screen.query_one("#chat", Static).render()) == "you: [/x] gl [bold]hf"
+        assert drawn(screen, "#chat") == "you: [/x] gl [bold]hf"
 
 
 @pytest.mark.timeout(60)

@@ -14,7 +14,7 @@ from textual.widgets import Input, Select, Static
 
 from clients.tui.app import ArenaTui
 from clients.tui.create_form import CreateScreen
-from tests.tui_pilot import SIZE, game_screen, lobby, tui, type_line, until
+from tests.tui_pilot import SIZE, drawn, game_screen, lobby, tui, type_line, until
 
 
 async def create_from_the_form(pilot: Any, clock: str) -> Any:
@@ -69,7 +69,7 @@ async def test_a_flag_fall_is_shown_to_both_players_each_in_their_own_tui(arena:
 
 
 def info(pilot: Any) -> str:
-    return str(game_screen(pilot.app).query_one("#info", Static).render())  # type: ignore[union-attr]
+    return drawn(game_screen(pilot.app), "#info")
 
 
 @pytest.mark.timeout(60)

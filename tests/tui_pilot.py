@@ -13,6 +13,7 @@ from textual.widgets import Input
 from clients.tui.app import ArenaTui
 from clients.tui.board import BoardView, collapsi_destination
 from clients.tui.game_screen import GameScreen
+from clients.tui.lines import TextLines
 from clients.tui.lobby import LobbyScreen
 
 SIZE = (150, 48)
@@ -39,6 +40,13 @@ def lobby(app: ArenaTui) -> LobbyScreen | None:
     field filled may reach a screen not yet composed (seen under load)."""
     screen = app.screen
     return screen if isinstance(screen, LobbyScreen) and screen.listed else None
+
+
+def drawn(screen: Any, pane: str) -> str:
+    """The text a game screen's side-panel pane draws (``#info``, ``#chat``...): its
+    lines as strips, as the terminal gets them, trailing blanks cut."""
+    widget = screen.query_one(pane, TextLines)
+    return "\n".join(line.text.rstrip() for line in widget.lines(widget.size.width)).rstrip()
 
 
 async def type_line(pilot: Any, text: str) -> None:

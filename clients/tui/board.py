@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message
-from textual.widget import Widget
+from textual.strip import Strip
 
 from clients.gameview import BALL_COLOURS, BALL_LETTERS, SEAT_COLOURS, collapsi_cells
+from clients.tui.lines import LinesWidget, text_strips
 
 CELL_W, CELL_H, LEFT = 7, 3, 3  # Collapsi cell size and the row-label margin
 SHIFTS = {"left": "<", "right": ">", "up": "^", "down": "v"}
@@ -57,7 +59,7 @@ def collecto_bags(view: dict[str, Any]) -> Text:
     return out
 
 
-class BoardView(Widget, can_focus=True):
+class BoardView(LinesWidget, can_focus=True):
     """See the module docstring. Posts :class:`BoardView.Picked` with a move."""
 
     BINDINGS = [
@@ -99,8 +101,9 @@ class BoardView(Widget, can_focus=True):
         self.expect = expect or {}
         if not legal:
             self.pending, self.first = None, None
-        # a new layout only when the board's size changes (the first view, a new game)
-        self.refresh(layout=self._shape() != shape)
+        # a new layout only when the board's size changes (the first view, a new game);
+        # otherwise only the rows that changed are drawn again
+        self.changed(layout=self._shape() != shape)
 
     def _shape(self) -> tuple[Any, ...]:
         return (
@@ -141,6 +144,11 @@ class BoardView(Widget, can_focus=True):
         return 1 + CELL_H * rows + 1
 
     # -- drawing ------------------------------------------------------------------------------
+    def make_lines(self, width: int, base: Style) -> list[Strip]:
+        """:meth:`render`'s text as strips (see :class:`clients.tui.lines.LinesWidget`:
+        a move repaints the rows it changed)."""
+        return text_strips(self.render(), width, base, self.app.console, wrap=False)
+
     def render(self) -> Text:
         if self.view is None:
             return Text("waiting for the game to start")

@@ -18,6 +18,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from clients.gameview import SEAT_COLOURS
 from clients.tui.board import BoardView
+from clients.tui.lines import TextLines
 from clients.tui.memory import KeysFooter
 from clients.tui.state import RoomModel
 
@@ -98,12 +99,12 @@ class GameScreen(Screen[None]):
                 yield Static(id="banner")
                 yield Input(placeholder="type a move, or chat (Enter)", id="line")
             with Vertical(id="side"):
-                yield Static(id="info")
-                yield Static(id="players")
+                yield TextLines(id="info")
+                yield TextLines(id="players")
                 yield Label("moves")
-                yield Static(id="moves")
+                yield TextLines(id="moves")
                 yield Label("chat")
-                yield Static(id="chat")
+                yield TextLines(id="chat")
                 with Horizontal(id="buttons"):
                     yield Button("Resign", id="resign", variant="error")
                     yield Button("Abort", id="abort")
@@ -177,14 +178,14 @@ class GameScreen(Screen[None]):
             self._set("players", shown)
 
     def _set(self, wid: str, text: Text) -> None:
-        """Show ``text`` in the Static ``wid`` if it is not shown already, and lay the
+        """Show ``text`` in the pane ``wid`` if it is not shown already, and lay the
         screen out again only when its height may change (not fixed in the CSS, and
         another number of rows): a move or a clock tick then repaints a few lines
         instead of re-arranging every widget (bench/tui.py: the draw path)."""
         old = self._shown.get(wid)
         if old == text:
             return
-        widget = self.query_one(f"#{wid}", Static)
+        widget: Static | TextLines = self.query_one(f"#{wid}")  # type: ignore[assignment]
         self._shown[wid] = text
         height = widget.styles.height
         if old is None or height is None or height.is_auto:

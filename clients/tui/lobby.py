@@ -151,7 +151,10 @@ class LobbyScreen(Screen[None]):
             self.rooms.pop(msg.room, None)
         else:
             return
-        if self.is_current:  # (under a game: drawn when the lobby shows again)
+        # on top only: Textual's ``is_current`` is also true of the screen right under the
+        # top one, and redrawing the lobby under a game laid both screens out again (a
+        # game's first move, with its room's ``room_updated``, cost 2 layouts: bench/tui.py)
+        if self.app.screen is self:
             self.redraw()
         else:
             self.stale = True

@@ -106,7 +106,7 @@ class StandingsScreen(Screen[None]):
     def on_server(self, msg: Any) -> None:
         if msg.type != "standings" or msg.tournament != self.tournament:
             return
-        if self.is_current:
+        if self.app.screen is self:  # (not ``is_current``: see LobbyScreen.on_server)
             self.show(msg)
         else:  # (under a game of it: drawn when the standings show again)
             self.standings = msg
