@@ -7,8 +7,9 @@ A real ``arena serve`` subprocess (so this process's CPU is the client's alone),
 under Textual's headless driver (``run_test``: everything but the terminal writes) as
 one player of a Collapsi game with a running clock, a library client as the other.
 Latency: from the client library decoding the opponent's ``move_made`` to the board
-widget drawing (a row of) the position after it for the screen; beside it this process's CPU time over the same
-span (what drawing costs, which the machine's load does not inflate) and how many times
+widget drawing (a row of) the position after it for the screen; beside it this process's
+CPU time over the same span (what drawing costs, which the machine's load does not
+inflate) and how many times
 the screen was laid out again. A game's first move (the bench's opponent moves at once)
 arrives while the game screen is still being set up, so the figures are also given
 without it. Idle: process CPU time over wall time while the TUI waits
