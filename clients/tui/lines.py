@@ -1,12 +1,12 @@
 """Text drawn straight to strips (Textual's line API), for what a move redraws: the
 board and the side panel's panes.
 
-Why: a ``Static`` (or a widget's ``render()``) turns its Rich ``Text`` into Textual
-``Content``, wraps and formats it and builds every line's segments with Textual styles
-again, each time it changes. py-spy and cProfile of bench/tui.py: that was more than half
-of the CPU a move costs (the board and four panes change on every move). Here the Text is
-rendered by Rich to segments once per change, over the widget's own style, and the
-strips are kept until the next change or a new width.
+Why: Textual's cost of drawing is per row drawn (the row's styles, filters and the
+compositor's cuts), and the compositor draws every widget under the rectangle around
+the dirty regions. A ``Static`` (or ``render()``) repaints all its rows on any change;
+these widgets keep the strips they drew and, after a change, repaint only the rows
+that differ (bench/tui.py and bench/README.md: a move's CPU about halved). The Text is
+rendered by Rich over the widget's own style, once per change.
 """
 
 from __future__ import annotations
