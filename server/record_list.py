@@ -2,8 +2,9 @@
 added: PROTOCOL.md "Records, ratings, tournaments").
 
 The records port lists the stored records by position (``offset``); a private room's
-records are skipped here unless the asking connection is logged in as one of their
-players (``server.private_records``: an invite code does not list them). So a page's
+records are skipped here unless the asking connection may read them as ``get_record``
+would without an invite (``server.private_records``: its players; an invite code does
+not list them). So a page's
 ``next_offset`` counts stored records, not listed ones, and a page may come back short
 (or empty) while there is more; a request reads at most :data:`SCAN_MAX` records.
 """
@@ -38,7 +39,9 @@ class RecordListing:
 
     async def on_list_records(self, conn: Connection, msg: m.ListRecords) -> None:
         s = self.arena.sessions.get(conn.session or "")
-        who = None if s is None or s.player is None else s.player["name"]
+        player = None if s is None else s.player
+        who, guest = (None, True) if player is None else (player["name"], player["guest"])
+        sid = None if s is None else s.id
         listed: list[m.RecordSummary] = []
         offset, scanned, next_offset = msg.offset, 0, None
         while True:
@@ -48,7 +51,8 @@ class RecordListing:
             )
             for row in rows[:want]:
                 offset, scanned = offset + 1, scanned + 1
-                if may_read(row["record"], who, None) and (item := summary(row)) is not None:
+                readable = may_read(row["record"], who, None, guest, sid)  # (as get_record)
+                if readable and (item := summary(row)) is not None:
                     listed.append(item)
             if len(rows) <= want:  # the store has no more
                 break

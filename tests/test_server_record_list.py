@@ -92,7 +92,7 @@ async def test_pages_follow_next_offset_to_the_end(arena: Any, monkeypatch: Any)
         offset, pages = page.next_offset, pages + 1
     assert seen == [f"g{i:02d}" for i in reversed(range(23)) if i % 3]
     assert pages == 4  # 15 in pages of 5, and a last, empty one: g00 is private
-    cat = await arena.client("cat")
+    cat = await arena.client("cat", token="cat")  # (its name's owner: reads them)
     assert len((await cat.list_records(limit=100)).records) == 23
     # a page of someone else's private games ends after SCAN_MAX stored records
     monkeypatch.setattr(record_list, "SCAN_MAX", 2)
