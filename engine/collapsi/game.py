@@ -608,15 +608,8 @@ class CollapsiGame(Game):
             return [c for c in range(self._board.cells) if not free >> c & 1]
         table = self._tables[self._cards[cell]][cell]
         others = self._occupied ^ (1 << cell)
-        out = []
-        block = collapsed | (1 << self._exit)  # solo: the exit is not a waypoint
-        for d, dbit, masks in table:
-            if dbit & others:
-                continue
-            for m in masks:
-                if not m & block:
-                    out.append(d)
-                    break
+        # solo: the exit is not a waypoint
+        out = open_destinations(table, collapsed | (1 << self._exit), others)
         if self._can_exit(cell):
             out.append(self._exit)
             out.sort()
