@@ -10,6 +10,13 @@ from abc import ABC, abstractmethod
 from server.presence.values import JSON, copy_json
 
 
+def wanted(rec: JSON, game: str | None, player: str | None) -> bool:
+    """Whether a record is one a listing asked for (its game, one of its players)."""
+    return (game is None or rec.get("game") == game) and (
+        player is None or player in rec.get("players", [])
+    )
+
+
 class Records(ABC):
     """Game records: ``presence.records``."""
 
@@ -46,9 +53,7 @@ class MemoryRecords(Records):
         out: list[JSON] = []
         for game_id in reversed(self._records):
             rec = self._records[game_id]
-            if game is not None and rec.get("game") != game:
-                continue
-            if player is not None and player not in rec.get("players", []):
+            if not wanted(rec, game, player):
                 continue
             if offset > 0:
                 offset -= 1

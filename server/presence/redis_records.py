@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from server.presence.base import JSON
-from server.presence.records import Records
+from server.presence.records import Records, wanted
 from server.presence.redis_link import RedisLink, guard
 from server.presence.redis_scripts import PUT_RECORD, Lua
 from server.presence.redis_values import dumps
@@ -45,9 +45,7 @@ class RedisRecords(Records):
                 if raw is None:
                     continue
                 rec = json.loads(raw)
-                if game is not None and rec.get("game") != game:
-                    continue
-                if player is not None and player not in rec.get("players", []):
+                if not wanted(rec, game, player):
                     continue
                 if offset > 0:
                     offset -= 1
