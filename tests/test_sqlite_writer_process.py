@@ -14,8 +14,11 @@ its server: a real ``arena serve`` on a real data dir.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -100,3 +103,23 @@ async def test_the_writer_killed_fails_the_store_without_a_traceback(tmp_path: P
         failed = n.events("store_write_failed")
         assert failed and "writer process exited" in failed[0]["error"]
         assert not any("exception" in e for e in n.lines), [e for e in n.lines if "exception" in e]
+
+
+def test_a_frame_the_writer_cannot_read_is_one_json_log_line(tmp_path: Path) -> None:
+    """The writer's own failure reads as the server's logs do (one JSON line, no
+    traceback among them), and it exits non-zero so the server sees it gone."""
+    child = Path(__file__).parent.parent / "server" / "presence" / "sqlite_child.py"
+    garbage = b"not a pickle"
+    done = subprocess.run(
+        [sys.executable, "-I", str(child), str(tmp_path / "db.sqlite")],
+        input=len(garbage).to_bytes(4, "big") + garbage,
+        capture_output=True,
+        timeout=30,
+    )
+    assert done.returncode == 1
+    assert done.stdout == b""
+    lines = done.stderr.decode().splitlines()
+    assert len(lines) == 1, lines
+    line = json.loads(lines[0])
+    assert line["event"] == "sqlite_writer_failed" and line["level"] == "error"
+    assert "UnpicklingError" in line["error"]

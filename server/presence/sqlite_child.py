@@ -11,12 +11,15 @@ Run by :mod:`server.presence.sqlite_writer` as ``python -I sqlite_child.py DB PR
 a 4-byte big-endian length, then a pickled list of ``(sql, params)``; a length of 0
 ends the process. Each group is answered on stdout: ``b"\\x00"`` (committed), or
 ``b"\\x01"``, a 4-byte length and the error's text (rolled back: the server stops
-acknowledging anything). End of stdin (the server died) ends it too.
+acknowledging anything). End of stdin (the server died) ends it too. A failure of its
+own (a frame it cannot read) is one JSON line on stderr, as the server's logs are, and
+exit status 1.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import pickle
 import signal
 import sqlite3
@@ -69,6 +72,11 @@ def main(argv: list[str]) -> int:
         serve(conn, sys.stdin.buffer, sys.stdout.buffer)
     except BrokenPipeError:
         pass  # the server is gone
+    except Exception as exc:  # (the process's edge: say why in the server's log format)
+        error = f"{type(exc).__name__}: {exc}"
+        print(json.dumps({"event": "sqlite_writer_failed", "level": "error", "error": error}),
+              file=sys.stderr, flush=True)  # fmt: skip
+        return 1
     finally:
         conn.close()
     return 0
