@@ -6,6 +6,7 @@ Only that it runs and reports sane figures; speed itself is never asserted in te
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -90,3 +91,24 @@ def test_bench_server_cpu_counts_calls_per_move(tmp_path: Path) -> None:
     assert line.startswith("Python function calls per move (profiled): "), line
     assert 100 < float(line.split(": ")[1]) < 100_000, line  # hundreds of calls, never none
     assert (tmp_path / "prof").stat().st_size > 0
+
+
+def test_bench_server_instr_native_tiny_run(tmp_path: Path) -> None:
+    """bench/server_instr.py runs a checkout's real ``arena serve`` (here this one, twice
+    as two roots) through its fixed games and reports per move; ``--native`` skips
+    valgrind (minutes under it), ``--strace`` counts system calls when strace is here."""
+    out = tmp_path / "instr.json"
+    cmd = [sys.executable, str(ROOT / "bench" / "server_instr.py"), "--native", "--pairs", "2"]
+    cmd += ["--games", "1", "--rounds", "1", "--root", str(ROOT), "--rematch", "--json", str(out)]
+    strace = shutil.which("strace") is not None
+    if strace:
+        cmd.append("--strace")
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "CPU us per move, rematches in one room, memory presence" in proc.stdout
+    (runs,) = json.loads(out.read_text())["runs"].values()
+    (run,) = runs
+    assert 2 * 4 <= run["moves"] <= 2 * 40, run  # two real games were played and counted
+    assert run["cpu_us"] >= 0
+    if strace:  # every move is read from one socket and written to two
+        assert sum(run["syscalls"].values()) >= 2, run["syscalls"]
