@@ -143,13 +143,14 @@ class Server:
             )
 
     def instructions(self) -> int:
-        """Instructions counted in the dumps (the totals line of each, summed)."""
+        """Instructions counted while instrumented: the largest ``totals:`` of the dumps
+        (the one taken at the end of the games; the exit's adds nothing, as counting
+        was off by then)."""
         total = 0
         for path in self.out.parent.glob(self.out.name + "*"):
             for line in path.read_text(errors="replace").splitlines():
-                if line.startswith(("summary:", "totals:")):
+                if line.startswith("totals:"):
                     total = max(total, int(line.split()[1]))
-                    break
         return total
 
     def stop(self) -> None:
@@ -227,6 +228,9 @@ def run_one(root: Path, args: argparse.Namespace, presence: list[str], tmp: Path
         srv.stop()
     if not args.native:
         res["instructions"] = srv.instructions() / res["moves"]
+        if not res["instructions"]:
+            found = sorted(p.name for p in tmp.iterdir())
+            raise RuntimeError(f"no callgrind totals in {srv.out}*: {found}")
     return res
 
 
