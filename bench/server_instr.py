@@ -7,8 +7,9 @@ repeatable; default this one), alternating, and counts it:
 
 - **instructions per move** (default): the server runs under valgrind's callgrind
   with instrumentation on only while the measured games are played. Guest
-  instructions do not depend on the machine's load; runs of the same code agree to
-  about 1% (games differ by their random deals). Not counted: the kernel's work
+  instructions do not depend on the machine's load; runs of the same code agree
+  within 1% in rooms and 6% in new rooms (the games' random deals, and how many
+  messages a step of the loop finds, differ). Not counted: the kernel's work
   (system calls), cache misses, and C code's speed against Python's (uvloop's
   instructions are few but not free).
 - ``--native``: no valgrind; the server's CPU time per move from ``/proc`` instead of
