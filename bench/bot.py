@@ -2,31 +2,32 @@
 
 A server (``arena serve``, with ``--bot-max-games`` at ``--concurrency`` and a
 per-connection rate that does not pace the runner's one connection) and an opponent
-runner (``arena bot`` whose engine, this file run as ``--slow-engine MS``, answers
+runner (``arena bot`` whose engine, bench/instant_engine.py ``--think-ms MS``, answers
 after ``--opponent-ms``, so that games last and many are under way at once) run as
-subprocesses. The measured runner runs in this process with
-an engine program that answers at once (clients/examples/python/random_engine.py),
-``--concurrency`` games at a time, ``--games`` in all, by quick match.
+subprocesses. The measured runner runs in this process with an engine program that
+answers at once (bench/instant_engine.py), ``--concurrency`` games at a time,
+``--games`` in all, by quick match.
 
-Per move of the measured runner, the runner's own time is taken from the arrival of
-the frame that made it the bot's turn (as websockets takes the bytes off the socket,
-before the runner reads the frame) until the move's frame is written to the socket (its
-bytes handed to the kernel), minus the engine's own time in between (from its ``go``
-line sent until its ``bestmove`` read, and a game's ``newgame``/``isready`` at its first
-move). The time until the runner's ``send`` returned is shown beside it: on a busy
-machine the write wakes the server, which may take the runner's core first, so that
-figure holds the server's time too. The runner's time is split into its parts (frame
-decoded; the engine's ``go`` called; ``go``'s own; the move handed to ``send_wire``;
-written; ``send`` returned), and the collector's pauses while games are on are counted.
-The games under way (started, not over) are counted at every move. Prints tables;
-``--json PATH`` writes the figures. ``--runner-root DIR`` measures the runner of another
-checkout (a git worktree of an older commit) against this one's server and opponent, so
-that two versions are compared in one session:
+Per move of the measured runner, the runner's time runs from the moment the kernel
+received the frame that made it the bot's turn (the socket's SO_TIMESTAMPNS stamp of
+its last bytes: on loopback, about when the server wrote them) until the move's frame
+is written to the socket (its bytes handed to the kernel), minus the engine's own time:
+the engine stamps when it read ``go`` and when it wrote its answer (CLOCK_MONOTONIC,
+one clock for both processes). Everything else counts as the runner's: the loop's
+wait before it reads the socket, the pipe to the engine and the engine's wake-up, the
+pipe back, a game's ``newgame``/``isready`` round trip. The time until the runner's
+``send`` returned is shown beside it (the write wakes the server, which may take the
+runner's core first), and so is the measure used before 2026-11-26 06:00 (from the
+frame parsed by websockets, less the whole ``go`` round trip). The runner's time is
+split into its parts (see ``PARTS``), and the collector's pauses while games are on
+are counted. The games under way (started, not over) are counted at every move;
+"steady" moves are those made once every game had started, with half of them or more
+under way. Prints tables; ``--json PATH`` writes the figures. ``--runner-root DIR``
+measures the runner of another checkout (a git worktree of an older commit) against
+this one's server and opponent, so that two versions are compared in one session:
 
     .venv/bin/python bench/bot.py --games 100 --concurrency 100
     .venv/bin/python bench/bot.py --games 100 --concurrency 100 --runner-root /tmp/base
-
-``bench/bot.py --slow-engine MS`` is the opponent's engine (standard library only).
 """
 
 from __future__ import annotations
@@ -35,9 +36,13 @@ import argparse
 import asyncio
 import gc
 import io
+import itertools
 import json
 import re
+import resource
+import socket
 import statistics
+import struct
 import subprocess
 import sys
 import time
@@ -47,7 +52,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
-ENGINE = f"{sys.executable} {ROOT / 'clients' / 'examples' / 'python' / 'random_engine.py'}"
+ENGINE = f"{sys.executable} {ROOT / 'bench' / 'instant_engine.py'}"
+#: socket.SO_TIMESTAMPNS (Linux; not exported by Python 3.11's socket module)
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
 
 
 def pct(values: list[float], q: float) -> float:
@@ -55,47 +62,57 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
 
 
-def slow_engine(ms: int) -> None:
-    """An engine that answers the first legal move after ``ms`` milliseconds."""
-    legal: list[str] = []
-    for line in sys.stdin:
-        words = line.split()
-        if words[:1] == ["arena"]:
-            print("id name slow\narenaok 1", flush=True)
-        elif words[:1] == ["isready"]:
-            print("readyok", flush=True)
-        elif words[:1] == ["legal"]:
-            legal = words[1:]
-        elif words[:1] == ["go"]:
-            time.sleep(ms / 1000)
-            print(f"bestmove {legal[0] if legal else 'resign'}", flush=True)
-        elif words[:1] == ["quit"]:
-            return
+def realtime_offset() -> float:
+    """CLOCK_REALTIME (the kernel's receive stamps) less CLOCK_MONOTONIC (perf_counter):
+    a realtime reading between two monotonic ones, the closest pair of 50."""
+    pairs = []
+    for _ in range(50):
+        before, real, after = time.perf_counter(), time.time(), time.perf_counter()
+        pairs.append((after - before, real - (before + after) / 2))
+    return min(pairs)[1]
+
+
+class Move:
+    """One move of the measured runner: its stamps (``time.perf_counter`` seconds, which is
+    CLOCK_MONOTONIC, the engine's clock too) and its engine's answers."""
+
+    __slots__ = ("decoded", "gos", "handed", "kernel", "other", "parsed", "read", "written")
+
+    def __init__(self, kernel: float, read: float, parsed: float, decoded: float) -> None:
+        self.kernel = kernel  # the kernel received the frame's last bytes (SO_TIMESTAMPNS)
+        self.read = read  # the runner's loop read them off the socket
+        self.parsed = parsed  # websockets parsed the frame
+        self.decoded = decoded  # the runner decoded it (a message)
+        #: each go: (called, its lines written, engine read go, engine wrote, go returned)
+        self.gos: list[tuple[float, float, float, float, float]] = []
+        self.other: list[tuple[float, float]] = []  # newgame/isready, a start-up: spans
+        self.handed = 0.0  # the move reached Client.send_wire
+        self.written = 0.0  # the move's bytes were handed to the kernel
 
 
 class Stopwatch:
     """The bench's instruments, installed around the runner without changing it."""
 
     def __init__(self) -> None:
-        self.arrived: deque[float] = deque()  # data frames stamped, not yet parsed
-        self.turn_at: dict[str, float] = {}  # room -> the frame that made it our turn
-        self.decoded_at: dict[str, float] = {}  # room -> that frame decoded (a message)
-        self.send_at: dict[str, float] = {}  # room -> the move handed to Client.send
-        self.go_at: dict[int, tuple[float, float]] = {}  # id(brain) -> last go: called, back
-        #: per move (ms): arrival -> decoded, -> go called, go's own (not the engine's),
-        #: go back -> Client.send_wire, -> bytes written, -> send returned
-        self.parts: list[tuple[float, ...]] = []
+        #: data frames stamped (kernel, read, parsed), not yet decoded
+        self.arrived: deque[tuple[float, float, float]] = deque()
+        self.kernel_at = self.read_at = 0.0  # the last read off the runner's socket
+        self.turn: dict[str, Move] = {}  # room -> the move being made
+        self.by_brain: dict[int, str] = {}  # id(brain) -> its room
         #: the collector's pauses: (when, ms, generation, its CPU ms)
         self.gc_ms: list[tuple[float, float, int, float]] = []
         self.written = 0.0  # the last time bytes were handed to the runner's socket
+        self.write_back = 0.0  # and when that write returned
         self._gc_began = self._gc_cpu = 0.0
         self.seat: dict[str, int] = {}
         self.playing: set[str] = set()
         self.ramp: list[tuple[float, int]] = []  # (when, games under way) at each change
-        self.engine: dict[int, list[tuple[float, float]]] = {}  # id(brain) -> spans
-        #: per move: runner ms (to its bytes written), turn-to-written ms, engine ms, games
-        #: under way, when, runner ms to send returned, the process's CPU seconds then
-        self.moves: list[tuple[float, float, float, int, float, float, float]] = []
+        #: per move, ms unless said: the runner's time (frame received by the kernel to
+        #: the move's bytes written, less the engine's own), the engine's own, the time from
+        #: the frame parsed by websockets to the move written less the whole go round trip
+        #: (the measure before 2026-11-26 06:00), games under way, when (s), the process's
+        #: CPU seconds then, to send returned (less the engine's own), the parts
+        self.moves: list[dict[str, Any]] = []
 
     def on_gc(self, phase: str, info: dict[str, int]) -> None:
         """(gc.callbacks) Every collection's pause, in ms."""
@@ -106,29 +123,64 @@ class Stopwatch:
             self.gc_ms.append((now, (now - self._gc_began) * 1000, info["generation"], cpu))
 
     def wrap_socket(self, ws: Any) -> None:
-        """Stamp each data frame as the bytes that complete it arrive (websockets parses
-        them as they come, before anything of the runner's reads the frame)."""
+        """Stamp each data frame with the kernel's receive time of the bytes that complete
+        it (SO_TIMESTAMPNS: on loopback, about when the server wrote them) and with the
+        time the runner's loop read them; stamp each write of the runner's frames."""
         from websockets.frames import DATA_OPCODES
 
+        transport = ws.transport
+        sock = transport._sock  # (asyncio's selector transport: its read, with a stamp)
+        sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        protocol = transport._protocol
+        space = socket.CMSG_SPACE(16)
+        offset = realtime_offset()
+
+        def read_ready() -> None:  # (asyncio's _read_ready__data_received, stamped)
+            if transport._conn_lost:
+                return
+            try:
+                data, ancillary, _, _ = sock.recvmsg(transport.max_size, space)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:
+                transport._fatal_error(exc, "Fatal read error on socket transport")
+                return
+            if not data:
+                transport._read_ready__on_eof()
+                return
+            self.read_at = time.perf_counter()
+            self.kernel_at = self.read_at
+            for level, kind, raw in ancillary:
+                if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
+                    sec, ns = struct.unpack("qq", raw[:16])
+                    self.kernel_at = sec + ns / 1e9 - offset
+            protocol.data_received(data)
+
+        transport._read_ready_cb = read_ready
         process = ws.process_event
 
         def process_event(event: Any) -> None:
             if event.opcode in DATA_OPCODES:
-                self.arrived.append(time.perf_counter())
+                self.arrived.append((self.kernel_at, self.read_at, time.perf_counter()))
             process(event)
 
         ws.process_event = process_event
-        send_data = ws.send_data
+        write = transport.write
 
-        def stamped_send_data() -> None:  # (the frame's bytes go to the socket now)
+        def stamped_write(data: Any) -> None:
+            # the frame's bytes go to the kernel now: on loopback the send delivers them to
+            # the server's socket; the woken server may then take the runner's core before
+            # the call returns (the "write" part, not counted)
             self.written = time.perf_counter()
-            send_data()
+            write(data)
+            self.write_back = time.perf_counter()
 
-        ws.send_data = stamped_send_data
+        transport.write = stamped_write
 
     def frame(self, msg: Any, me: str | None) -> None:
-        """A frame parsed (in order: its stamp is the oldest one left)."""
-        at = self.arrived.popleft() if self.arrived else time.perf_counter()
+        """A frame decoded (in order: its stamps are the oldest left)."""
+        now = time.perf_counter()
+        kernel, read, parsed = self.arrived.popleft() if self.arrived else (now, now, now)
         room = getattr(msg, "room", None)
         if room is None:
             return
@@ -145,70 +197,102 @@ class Stopwatch:
         elif kind in ("game_over", "room_closed"):
             self.playing.discard(room)
         if not self.ramp or self.ramp[-1][1] != len(self.playing):
-            self.ramp.append((at, len(self.playing)))
+            self.ramp.append((kernel, len(self.playing)))
         if kind in ("room_state", "game_started", "move_made", "player_eliminated"):
             if msg.to_move is None or msg.to_move != self.seat.get(room):
-                self.turn_at.pop(room, None)
-            elif room not in self.turn_at:  # the first frame of this turn
-                self.turn_at[room] = at
-                self.decoded_at[room] = time.perf_counter()
+                self.turn.pop(room, None)
+            elif room not in self.turn:  # the first frame of this turn
+                self.turn[room] = Move(kernel, read, parsed, now)
 
-    def sent(self, room: str, brain: object) -> None:
+    def handed(self, room: str) -> None:
+        """The move reaches Client.send_wire (its id given, the message built)."""
+        if (mv := self.turn.get(room)) is not None:
+            mv.handed = time.perf_counter()
+
+    def sent(self, room: str) -> None:
         """The move's frame is on its way (its bytes written to the socket, then ``send``
         returned): the runner's time for this turn."""
         now = time.perf_counter()
-        turn = self.turn_at.pop(room, None)
-        decoded, handed = self.decoded_at.pop(room, None), self.send_at.pop(room, None)
-        if turn is None or handed is None:
+        mv = self.turn.pop(room, None)
+        if mv is None or not mv.handed:
             return  # (a move sent again after a resume)
-        written = self.written if self.written >= handed else now
-        spans = [(a, b) for a, b in self.engine.get(id(brain), []) if a >= turn]
-        self.engine.get(id(brain), []).clear()
-        engine = sum(end - start for start, end in spans) * 1000
-        total, returned = (written - turn) * 1000, (now - turn) * 1000
-        under_way = len(self.playing)
-        cpu = time.process_time()
-        self.moves.append((total - engine, total, engine, under_way, now, returned - engine, cpu))
-        called, back = self.go_at.pop(id(brain), (0.0, 0.0))
-        if decoded is not None and turn < called and spans and spans[-1][0] >= called:
-            before_go = sum(b - a for a, b in spans[:-1]) * 1000  # (a game's newgame...)
-            ms = [decoded - turn, called - decoded, back - called, handed - back]
-            ms = [x * 1000 for x in (*ms, written - handed, now - written)]
-            ms[1] -= before_go
-            ms[2] -= engine - before_go
-            self.parts.append(tuple(ms))
-
-    def handed(self, room: str) -> None:
-        """The move reaches Client.send (its id given, the message built)."""
-        self.send_at[room] = time.perf_counter()
+        mv.written = self.written if self.written >= mv.handed else now
+        own = sum(w - r for _, _, r, w, _ in mv.gos) + sum(b - a for a, b in mv.other)
+        trips = sum(b - a for _, a, _, _, b in mv.gos) + sum(b - a for a, b in mv.other)
+        record = {
+            "runner": (mv.written - mv.kernel - own) * 1000,
+            "engine": own * 1000,
+            "loop_measure": (mv.written - mv.parsed - trips) * 1000,
+            "under_way": len(self.playing),
+            "at": now,
+            "cpu": time.process_time(),
+            "returned": (now - mv.kernel - own) * 1000,
+        }
+        if len(mv.gos) == 1 and not mv.other:
+            called, wrote, e_read, e_wrote, back = mv.gos[0]
+            stamps = (
+                mv.kernel,
+                mv.read,
+                mv.parsed,
+                mv.decoded,
+                called,
+                wrote,
+                e_read,
+                e_wrote,
+                back,
+            )
+            ms = [(b - a) * 1000 for a, b in itertools.pairwise(stamps)]
+            ms += [(mv.written - back) * 1000, (self.write_back - mv.written) * 1000]
+            ms += [(now - self.write_back) * 1000]
+            record["parts"] = dict(zip(PARTS, ms, strict=True))
+        self.moves.append(record)
 
     def wrap_brain(self, brain: Any) -> Any:
-        """Time the engine's own answers (``go`` to ``bestmove``, ``newgame``'s isready,
-        and a start-up)."""
-        spans = self.engine.setdefault(id(brain), [])
+        """Time the engine's answers: ``go`` (its lines written; the engine's own stamps
+        of reading it and writing its answer; back), ``newgame``'s isready, a start-up."""
         proc = brain.proc
         go, new_game, start = proc.go, proc.new_game, proc.start
+        write = proc._write
+
+        def current() -> Move | None:
+            room = self.by_brain.get(id(brain))
+            return None if room is None else self.turn.get(room)
+
+        wrote = [0.0]  # (this engine's last lines: just before they were written)
+
+        async def stamped_write(*lines: str) -> None:
+            wrote[0] = time.perf_counter()
+            await write(*lines)
 
         async def timed_go(*args: Any, **kw: Any) -> Any:
             called = time.perf_counter()
             result = await go(*args, **kw)
-            end = time.perf_counter()
-            spans.append((end - result.elapsed_ms / 1000, end))
-            self.go_at[id(brain)] = (called, end)
+            back = time.perf_counter()
+            stamp = next((i.string for i in result.infos if (i.string or "")[:6] == "stamp "), "")
+            e_read, e_wrote = (int(x) / 1e9 for x in stamp.split()[1:3]) if stamp else (back, back)
+            if (mv := current()) is not None:
+                mv.gos.append((called, wrote[0], e_read, e_wrote, back))
             return result
 
         async def timed_new_game(*args: Any, **kw: Any) -> None:
-            start = time.perf_counter()
+            began = time.perf_counter()
             await new_game(*args, **kw)
-            spans.append((start, time.perf_counter()))
+            if (mv := current()) is not None:
+                mv.other.append((began, began))  # (its round trip: the runner's)
 
         async def timed_start() -> Any:  # (a game that began before its engine was up)
             began = time.perf_counter()
             info = await start()
-            spans.append((began, time.perf_counter()))
+            if (mv := current()) is not None:
+                mv.other.append((began, time.perf_counter()))
             return info
 
-        proc.go, proc.new_game, proc.start = timed_go, timed_new_game, timed_start
+        proc.go, proc.new_game, proc.start, proc._write = (
+            timed_go,
+            timed_new_game,
+            timed_start,
+            stamped_write,
+        )
         return brain
 
 
@@ -289,23 +373,17 @@ async def bench(
                 watch.written = 0.0
             await super().send_wire(data)
             if data["type"] == "move":
-                task = runner.tasks.get(data["room"])
-                watch.sent(data["room"], None if task is None else task.brain)
+                watch.sent(data["room"])
 
-        if not hasattr(clients.client.Client, "send_wire"):  # (a runner before 2026-11-26)
-
-            async def send(self, msg: Any) -> None:
-                if msg.type == "move":
-                    watch.handed(msg.room)
-                    watch.written = 0.0
-                await super().send(msg)
-                if msg.type == "move":
-                    task = runner.tasks.get(msg.room)
-                    watch.sent(msg.room, None if task is None else task.brain)
+    class TimedRunner(BotRunner):
+        def start_game(self, room: str, state: Any = None) -> None:
+            super().start_game(room, state)
+            if room in self.tasks:  # (whose engine answers for which room)
+                watch.by_brain[id(self.tasks[room].brain)] = room
 
     clients.client.connect = timed_connect  # type: ignore[assignment]
     server, url = start_server(concurrency)
-    opponent_engine = f"{sys.executable} {Path(__file__).resolve()} --slow-engine {opponent_ms}"
+    opponent_engine = f"{ENGINE} --think-ms {opponent_ms}"
     opponent = subprocess.Popen(
         [
             *(sys.executable, "-m", "clients.cli", "bot", "--url", url, "--name", "opponent"),
@@ -326,13 +404,14 @@ async def bench(
         games=games,
         concurrency=concurrency,
     ).check()
-    runner = BotRunner(
+    runner = TimedRunner(
         cfg,
         lambda strike, log: watch.wrap_brain(EngineBrain(ENGINE, {}, strike, log, 30.0)),
         Tee(),
     )
     runner.client = TimedClient(url, keep_events=False, patient=True)
     began, cpu_began = time.monotonic(), time.process_time()
+    usage = resource.getrusage(resource.RUSAGE_SELF)
     gc.callbacks.append(watch.on_gc)
 
     async def opponent_gone() -> None:  # then no game would ever come: stop
@@ -361,29 +440,38 @@ async def bench(
         clients.client.connect = real_connect  # type: ignore[assignment]
         gc.callbacks.remove(watch.on_gc)
     wall, cpu = time.monotonic() - began, time.process_time() - cpu_began
-    own = [mv[0] for mv in watch.moves]
-    total = [mv[1] for mv in watch.moves]
-    engine = [mv[2] for mv in watch.moves]
-    under_way = [mv[3] for mv in watch.moves]
-    returned = [mv[5] for mv in watch.moves]
+    end = resource.getrusage(resource.RUSAGE_SELF)
+    moves = watch.moves
+    own = [mv["runner"] for mv in moves]
+    under_way = [mv["under_way"] for mv in moves]
     on = [g for g in watch.gc_ms if watch.ramp and g[0] > watch.ramp[0][0]]
     in_games = [g[1] for g in on]
     full = [g[1] for g in on if g[2] == 2]
     full_cpu = [g[3] for g in on if g[2] == 2]
-    # the moves made once every game had started (no engine starting any more: a start
-    # forks a process from the runner's loop) while half of them or more were under way
+    # the moves made once every game had started (no engine starting any more) while
+    # half of them or more were under way
     rises = zip(watch.ramp[1:], watch.ramp, strict=False)
     last_start = max((t for (t, n), (_, before) in rises if n > before), default=0.0)
-    steady_moves = [mv for mv in watch.moves if mv[4] > last_start and mv[3] >= concurrency // 2]
-    steady = [mv[0] for mv in steady_moves]
+    steady_moves = [
+        mv for mv in moves if mv["at"] > last_start and mv["under_way"] >= concurrency // 2
+    ]
+    steady = [mv["runner"] for mv in steady_moves]
     # the runner's CPU per move in steady state (every frame of every game, the engines'
     # pipes: the loop's whole work between the first and last steady move, over them);
     # a busy machine stretches wall times, not this
     steady_cpu = (
-        (steady_moves[-1][6] - steady_moves[0][6]) * 1000 / (len(steady_moves) - 1)
+        (steady_moves[-1]["cpu"] - steady_moves[0]["cpu"]) * 1000 / (len(steady_moves) - 1)
         if len(steady_moves) > 1
         else 0.0
     )
+    parts = [mv["parts"] for mv in moves if "parts" in mv]
+
+    def p50_p99(name: str, values: list[float]) -> dict[str, float]:
+        return {
+            f"{name}_p50_ms": statistics.median(values) if values else 0.0,
+            f"{name}_p99_ms": pct(values, 0.99),
+        }
+
     finished = sum(1 for ln in runner.out.getvalue().splitlines() if ln.startswith("game "))  # type: ignore[attr-defined]
     first = watch.ramp[0][0] if watch.ramp else 0.0
     peak_at = next((t for t, n in watch.ramp if n == max(under_way, default=0)), first)
@@ -397,21 +485,28 @@ async def bench(
         "moves": len(own),
         "moves_steady": len(steady),
         "runner_p99_steady_ms": pct(steady, 0.99),
+        "runner_p50_steady_ms": statistics.median(steady) if steady else 0.0,
         "cpu_ms_per_move_steady": steady_cpu,
         "wall_s": wall,
+        # the runner process over the run: user and system CPU, and its switches away
+        # (voluntary: it waited; involuntary: another process took its core), per move
+        "user_ms_per_move": (end.ru_utime - usage.ru_utime) * 1000 / max(1, len(own)),
+        "sys_ms_per_move": (end.ru_stime - usage.ru_stime) * 1000 / max(1, len(own)),
+        "voluntary_switches_per_move": (end.ru_nvcsw - usage.ru_nvcsw) / max(1, len(own)),
+        "involuntary_switches_per_move": (end.ru_nivcsw - usage.ru_nivcsw) / max(1, len(own)),
         # the runner process's CPU (every game's frames, engines' pipes, quick matches,
         # the bench's own stamps) over its moves: steady under load, unlike wall times
         "cpu_ms_per_move": cpu * 1000 / len(own) if own else 0.0,
-        "runner_p50_ms": statistics.median(own) if own else 0.0,
-        "runner_p99_ms": pct(own, 0.99),
+        **p50_p99("runner", own),
         "runner_max_ms": max(own, default=0.0),
-        "turn_to_sent_p99_ms": pct(total, 0.99),
-        # the same, to the runner's send call returned rather than its bytes written: a
-        # write wakes the server, which may take the runner's core before it returns
-        "runner_returned_p50_ms": statistics.median(returned) if returned else 0.0,
-        "runner_returned_p99_ms": pct(returned, 0.99),
-        "engine_p50_ms": statistics.median(engine) if engine else 0.0,
-        "engine_p99_ms": pct(engine, 0.99),
+        # the same, to the runner's send call returned rather than its bytes written
+        **p50_p99("runner_returned", [mv["returned"] for mv in moves]),
+        # the measure before 2026-11-26 06:00: from the frame parsed (not received) to the
+        # move written, less the whole go round trip (the pipe both ways, the engine's
+        # wake-up and the runner's read of its answer: the runner's, in fact)
+        **p50_p99("loop_measure", [mv["loop_measure"] for mv in moves]),
+        **p50_p99("loop_measure_steady", [mv["loop_measure"] for mv in steady_moves]),
+        **p50_p99("engine", [mv["engine"] for mv in moves]),
         # the collector's pauses once the first game had started (not the start-up's)
         "gc_pauses": len(in_games),
         "gc_max_ms": max(in_games, default=0.0),
@@ -420,17 +515,32 @@ async def bench(
         "gc_full_max_ms": max(full, default=0.0),
         "gc_full_cpu_max_ms": max(full_cpu, default=0.0),  # (a busy machine's wall: more)
         # where the runner's time goes (moves with one go, all of them): p50 and p99 per part
-        "parts_moves": len(watch.parts),
-        **{
-            f"{name}_{label}_ms": pct([p[i] for p in watch.parts], q)
-            for i, name in enumerate(PARTS)
-            for label, q in (("p50", 0.5), ("p99", 0.99))
+        "parts_moves": len(parts),
+        **{k: v for name in PARTS for k, v in p50_p99(name, [x[name] for x in parts]).items()},
+        "steady_parts": {
+            k: v
+            for name in PARTS
+            for k, v in p50_p99(
+                name, [mv["parts"][name] for mv in steady_moves if "parts" in mv]
+            ).items()
         },
     }
 
 
 #: the runner's time per move, in order (see Stopwatch.sent)
-PARTS = ("decode", "to_engine", "go_own", "to_send", "write", "after_write")
+PARTS = (
+    "socket_wait",  # the kernel had the frame -> the runner's loop read it
+    "parse",  # read -> the frame parsed by websockets
+    "decode",  # parsed -> decoded by the runner (the reading task's turn, the decoding)
+    "to_go",  # decoded -> the engine's go called (routing, the game task's turn)
+    "go_lines",  # go called -> its lines about to be written
+    "to_engine",  # the pipe write -> the engine read go (its wake-up)
+    "engine_own",  # the engine's own (not counted)
+    "from_engine",  # the engine wrote its answer -> go returned (the pipe, the loop)
+    "to_written",  # go returned -> the move's bytes handed to the socket (its write called)
+    "write",  # the socket write's call (the woken server may run first: not counted)
+    "after_write",  # the write returned -> send returned (not counted)
+)
 
 
 def main() -> int:
@@ -438,7 +548,6 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--concurrency", type=int, default=100)
     parser.add_argument("--opponent-ms", type=int, default=15000)
-    parser.add_argument("--slow-engine", type=int, metavar="MS", help=argparse.SUPPRESS)
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument(
         "--runner-root",
@@ -449,9 +558,6 @@ def main() -> int:
     )
     parser.add_argument("-v", action="store_true", help="show the runner's output")
     args = parser.parse_args()
-    if args.slow_engine is not None:
-        slow_engine(args.slow_engine)
-        return 0
     Tee.verbose = args.v
     r = asyncio.run(  # as arena bot
         bench(args.games, args.concurrency, args.opponent_ms, args.runner_root.resolve())
@@ -460,30 +566,39 @@ def main() -> int:
     print()
     print(
         "| games | under way: peak | s to peak | median | moves | wall s | "
-        "runner p50 ms | runner p99 ms | runner max ms | steady: moves | runner p99 ms | "
-        "to send returned: p50 ms | p99 ms | "
-        "turn to sent p99 ms | engine p50 ms | engine p99 ms | CPU ms per move |"
+        "runner p50 ms | p99 ms | max ms | steady: moves | p50 ms | p99 ms | "
+        "engine's own p50 ms | p99 ms | to send returned p99 ms | "
+        "old measure: p99 ms | steady p99 ms | CPU ms per move |"
     )
-    print("| ---: " * 17 + "|")
+    print("| ---: " * 18 + "|")
     print(
         f"| {r['games']} | {r['peak_under_way']} | {r['s_to_peak']:.1f} | "
-        f"{r['median_under_way']:g} | {r['moves']} | "
-        f"{r['wall_s']:.1f} | {r['runner_p50_ms']:.3f} | {r['runner_p99_ms']:.3f} | "
-        f"{r['runner_max_ms']:.3f} | {r['moves_steady']} | {r['runner_p99_steady_ms']:.3f} | "
-        f"{r['runner_returned_p50_ms']:.3f} | {r['runner_returned_p99_ms']:.3f} | "
-        f"{r['turn_to_sent_p99_ms']:.2f} | {r['engine_p50_ms']:.2f} | {r['engine_p99_ms']:.2f} | "
-        f"{r['cpu_ms_per_move']:.3f} |"
+        f"{r['median_under_way']:g} | {r['moves']} | {r['wall_s']:.1f} | "
+        f"{r['runner_p50_ms']:.3f} | {r['runner_p99_ms']:.3f} | {r['runner_max_ms']:.3f} | "
+        f"{r['moves_steady']} | {r['runner_p50_steady_ms']:.3f} | "
+        f"{r['runner_p99_steady_ms']:.3f} | "
+        f"{r['engine_p50_ms']:.3f} | {r['engine_p99_ms']:.3f} | "
+        f"{r['runner_returned_p99_ms']:.3f} | {r['loop_measure_p99_ms']:.3f} | "
+        f"{r['loop_measure_steady_p99_ms']:.3f} | {r['cpu_ms_per_move']:.3f} |"
     )
     print()
-    print(f"The runner's CPU per move in steady state: {r['cpu_ms_per_move_steady']:.3f} ms.")
+    print(
+        f"The runner's CPU per move in steady state: {r['cpu_ms_per_move_steady']:.3f} ms; "
+        f"over the run, per move: user {r['user_ms_per_move']:.3f} ms, system "
+        f"{r['sys_ms_per_move']:.3f} ms, {r['voluntary_switches_per_move']:.1f} waits, "
+        f"{r['involuntary_switches_per_move']:.2f} preemptions."
+    )
     print()
-    print(f"Where the runner's time goes ({r['parts_moves']} moves with one engine answer), ms:")
+    print(f"Where the time goes ({r['parts_moves']} moves with one engine answer), ms:")
     print()
     print("| | " + " | ".join(PARTS) + " |")
     print("| --- " + "| ---: " * len(PARTS) + "|")
     for label in ("p50", "p99"):
         cells = " | ".join(f"{r[f'{name}_{label}_ms']:.3f}" for name in PARTS)
         print(f"| {label} | {cells} |")
+        steady = r["steady_parts"]
+        cells = " | ".join(f"{steady[f'{name}_{label}_ms']:.3f}" for name in PARTS)
+        print(f"| steady {label} | {cells} |")
     print()
     print(
         f"The collector while games were on: {r['gc_pauses']} pauses, "

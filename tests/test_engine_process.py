@@ -242,3 +242,43 @@ def test_handshake_failures_and_refusals():
             await EngineProcess([sys.executable, "-c", script]).start()
 
     asyncio.run(main())
+
+
+#: an engine whose answers to ``go`` come as the argument says: in two writes a moment
+#: apart, as a line over the protocol's limit, or as a last line without its newline
+_ODD_WRITER = """
+import sys, time
+mode = sys.argv[1]
+for line in sys.stdin:
+    word = line.split()[0] if line.split() else ""
+    if word == "arena":
+        sys.stdout.write("id name odd\\narenaok 1\\n")
+    elif word == "isready":
+        sys.stdout.write("readyok\\n")
+    elif word == "legal":
+        move = line.split()[1]
+    elif word == "go" and mode == "split":
+        sys.stdout.write("best"); sys.stdout.flush(); time.sleep(0.05)
+        sys.stdout.write("move " + move + "\\r\\n")
+    elif word == "go" and mode == "long":
+        sys.stdout.write("info string " + "x" * 70000 + "\\nbestmove " + move + "\\n")
+    elif word == "go" and mode == "unended":
+        sys.stdout.write("bestmove " + move); sys.stdout.flush(); sys.exit(0)
+    sys.stdout.flush()
+"""
+
+
+def test_answers_are_read_as_lines_however_they_arrive():
+    async def main() -> None:
+        legal = _game().legal_moves()[0]
+        async with EngineProcess([sys.executable, "-c", _ODD_WRITER, "split"]) as eng:
+            assert (await _go(eng)).move == legal  # a line in two pieces, ended by \r\n
+            assert (await _go(eng)).move == legal
+        async with EngineProcess([sys.executable, "-c", _ODD_WRITER, "unended"]) as eng:
+            assert (await _go(eng)).move == legal  # the last line, then the end
+        async with EngineProcess([sys.executable, "-c", _ODD_WRITER, "long"]) as eng:
+            # a line over the limit: the output is unusable, as if the engine had gone
+            with pytest.raises(EngineCrashed, match="instead of answering bestmove"):
+                await _go(eng)
+
+    asyncio.run(main())

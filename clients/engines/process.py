@@ -135,6 +135,78 @@ _EOF = _Eof()
 _Item = p.Reply | _Malformed | _Eof
 
 
+class _Replies(asyncio.Protocol):
+    """The engine's output, parsed as it arrives: each whole line goes to ``queue`` as a
+    reply at once, so an answer wakes the request waiting for it directly (a StreamReader
+    wakes a reading task first: one more turn of the loop per answer). A line longer
+    than ``limit`` makes the output unusable: it is reported, then the end, and nothing
+    more is read. The end (EOF) is queued once."""
+
+    def __init__(self, queue: asyncio.Queue[_Item], limit: int, on_line: LineHook | None) -> None:
+        self.queue = queue
+        self.limit = limit
+        self.on_line = on_line
+        self.transport: asyncio.ReadTransport | None = None
+        self._partial = b""
+        self._ended = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        if self._ended:
+            return
+        buf = self._partial + data if self._partial else data
+        start = 0
+        while (end := buf.find(b"\n", start)) >= 0:
+            if end - start > self.limit:
+                self._too_long()
+                return
+            self._line(buf[start:end])
+            start = end + 1
+        self._partial = buf[start:]
+        if len(self._partial) > self.limit:
+            self._too_long()
+
+    def _line(self, raw: bytes) -> None:
+        line = raw.decode("utf-8", "replace").rstrip("\r\n")
+        if self.on_line:
+            self.on_line("<", line)
+        try:
+            reply = p.parse_reply(line)
+        except p.LineError as exc:
+            self.queue.put_nowait(_Malformed(line, str(exc)))
+            return
+        if reply is not None:
+            self.queue.put_nowait(reply)
+
+    def _too_long(self) -> None:
+        self.queue.put_nowait(_Malformed("<line too long>", f"over {p.MAX_LINE} bytes"))
+        self._end()
+        if self.transport is not None:
+            self.transport.pause_reading()  # (not read any more, as its stream was)
+
+    def _end(self) -> None:
+        if not self._ended:
+            self._ended = True
+            self._partial = b""
+            self.queue.put_nowait(_EOF)
+
+    def eof_received(self) -> None:
+        if self._partial and not self._ended:  # a last line without its newline
+            self._line(self._partial)
+        self._end()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.eof_received()
+
+    def close(self) -> None:
+        """Stop reading (the process is gone or being replaced): nothing more is queued."""
+        self._ended = True
+        if self.transport is not None:
+            self.transport.close()
+
+
 def _loop_time(deadline: float) -> float:
     """A ``time.monotonic()`` deadline on the running loop's clock (``loop.time()``)."""
     loop = asyncio.get_running_loop()
@@ -172,6 +244,7 @@ class EngineProcess:
         self._proc: SpawnedProcess | None = None
         self._queue: asyncio.Queue[_Item] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
+        self._replies: _Replies | None = None
         self._stderr: deque[str] = deque(maxlen=20)
 
     # -- life cycle -------------------------------------------------------------
@@ -196,18 +269,23 @@ class EngineProcess:
 
     async def start(self) -> EngineInfo:
         """Start the program and do the handshake; raises on failure (and kills it)."""
+        queue: asyncio.Queue[_Item] = asyncio.Queue()
+        replies = _Replies(queue, p.MAX_LINE + 2, self.on_line)  # (readline's limit)
         try:
             # started off the loop (spawn.py): a runner's other games play on meanwhile
-            self._proc = await spawn(self.argv, cwd=self.cwd, env=self.env, limit=p.MAX_LINE + 2)
+            self._proc = await spawn(
+                self.argv,
+                cwd=self.cwd,
+                env=self.env,
+                limit=p.MAX_LINE + 2,
+                stdout=lambda: replies,
+            )
         except OSError as exc:
             raise EngineNotFound(f"cannot start {shlex.join(self.argv)}: {exc}") from None
-        self._queue = asyncio.Queue()
+        self._queue, self._replies = queue, replies
         self._stderr.clear()
-        assert self._proc.stdout is not None and self._proc.stderr is not None
-        self._tasks = [
-            asyncio.create_task(self._read_stdout(self._proc.stdout)),
-            asyncio.create_task(self._read_stderr(self._proc.stderr)),
-        ]
+        assert self._proc.stderr is not None
+        self._tasks = [asyncio.create_task(self._read_stderr(self._proc.stderr))]
         try:
             self.info = await self._handshake()
             for name, value in self._options.items():
@@ -240,6 +318,9 @@ class EngineProcess:
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
             await proc.wait()
+        if self._replies is not None:
+            self._replies.close()
+            self._replies = None
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -438,23 +519,6 @@ class EngineProcess:
                 await stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
             raise await self._crashed("the engine closed its input") from None
-
-    async def _read_stdout(self, stream: asyncio.StreamReader) -> None:
-        try:
-            while raw := await stream.readline():
-                line = raw.decode("utf-8", "replace").rstrip("\r\n")
-                if self.on_line:
-                    self.on_line("<", line)
-                try:
-                    reply = p.parse_reply(line)
-                except p.LineError as exc:
-                    self._queue.put_nowait(_Malformed(line, str(exc)))
-                    continue
-                if reply is not None:
-                    self._queue.put_nowait(reply)
-        except ValueError:  # a line over the limit: the stream is unusable
-            self._queue.put_nowait(_Malformed("<line too long>", f"over {p.MAX_LINE} bytes"))
-        self._queue.put_nowait(_EOF)
 
     async def _read_stderr(self, stream: asyncio.StreamReader) -> None:
         with contextlib.suppress(ValueError):

@@ -15,18 +15,19 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 
 class SpawnedProcess:
     """A started program: ``pid``, ``returncode``, ``stdin`` (a StreamWriter),
-    ``stdout`` and ``stderr`` (StreamReaders), :meth:`kill`, :meth:`wait`."""
+    ``stdout`` (a StreamReader, or None: read by a protocol of the caller's) and
+    ``stderr`` (a StreamReader), :meth:`kill`, :meth:`wait`."""
 
     def __init__(
         self,
         popen: subprocess.Popen[bytes],
         stdin: asyncio.StreamWriter,
-        stdout: asyncio.StreamReader,
+        stdout: asyncio.StreamReader | None,
         stderr: asyncio.StreamReader,
     ) -> None:
         self._popen = popen
@@ -93,9 +94,12 @@ async def spawn(
     cwd: str | os.PathLike[str] | None = None,
     env: dict[str, str] | None = None,
     limit: int = 2**16,
+    stdout: Callable[[], asyncio.Protocol] | None = None,
 ) -> SpawnedProcess:
     """Start ``argv`` with its three standard streams piped; raises :class:`OSError` as
-    ``create_subprocess_exec`` does (no such program...)."""
+    ``create_subprocess_exec`` does (no such program...). ``stdout``: a protocol factory
+    that gets the program's output as it arrives (``SpawnedProcess.stdout`` is then
+    None), rather than a StreamReader, which a reading task must wait on."""
     loop = asyncio.get_running_loop()
     popen = await asyncio.to_thread(
         subprocess.Popen,
@@ -108,11 +112,15 @@ async def spawn(
     )
     assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
     try:
-        out = asyncio.StreamReader(limit=limit, loop=loop)
+        out = None if stdout is not None else asyncio.StreamReader(limit=limit, loop=loop)
         err = asyncio.StreamReader(limit=limit, loop=loop)
-        await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(out, loop=loop), popen.stdout
-        )
+        if out is not None:
+            await loop.connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(out, loop=loop), popen.stdout
+            )
+        else:
+            assert stdout is not None
+            await loop.connect_read_pipe(stdout, popen.stdout)
         await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(err, loop=loop), popen.stderr
         )
