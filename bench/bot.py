@@ -566,7 +566,7 @@ def main() -> int:
     print()
     print(
         "| games | under way: peak | s to peak | median | moves | wall s | "
-        "runner p50 ms | p99 ms | max ms | steady: moves | p50 ms | p99 ms | "
+        "runner p50 ms | runner p99 ms | runner max ms | steady: moves | p50 ms | p99 ms | "
         "engine's own p50 ms | p99 ms | to send returned p99 ms | "
         "old measure: p99 ms | steady p99 ms | CPU ms per move |"
     )

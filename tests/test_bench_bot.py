@@ -36,4 +36,8 @@ def test_bench_bot_tiny_run(tmp_path: Path) -> None:
     # own time taken out of the turn's: what is left is the runner's, never negative
     assert res["moves"] >= 3, res
     assert 0 < res["runner_p50_ms"] <= res["runner_max_ms"], res
-    assert res["engine_p50_ms"] > 0, res
+    assert res["engine_p50_ms"] > 0, res  # (the engine's own stamps were read)
+    # the parts of a move: the kernel's stamp of the frame comes before the runner reads
+    # it (one clock for both, within its conversion's microseconds), each part in order
+    assert res["parts_moves"] >= 1, res
+    assert res["socket_wait_p50_ms"] > -0.05 and res["to_engine_p50_ms"] > 0, res
