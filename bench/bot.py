@@ -509,6 +509,9 @@ async def bench(
         **p50_p99("engine", [mv["engine"] for mv in moves]),
         # the collector's pauses once the first game had started (not the start-up's)
         "gc_pauses": len(in_games),
+        "gc_each": [  # (generation, wall ms, CPU ms) of each
+            (g[2], round(g[1], 3), round(g[3], 3)) for g in on
+        ],
         "gc_max_ms": max(in_games, default=0.0),
         "gc_total_ms": sum(in_games),
         "gc_full_pauses": len(full),

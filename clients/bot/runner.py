@@ -86,6 +86,7 @@ class BotRunner:
         self._spares: list[tuple[Brain, GameLog]] = []
         self._starting = 0
         self._spare_ready = asyncio.Event()
+        self._warmed = False  # the first warm() starts one per game at once
         #: --tournament: entered on this connection (its drop count); the event is over
         self._entered = -1
         self.tournament_over = False
@@ -170,16 +171,32 @@ class BotRunner:
 
     async def warm(self) -> None:
         """Have a started brain ready for the next game: start as many at once as games
-        may still begin (at most :data:`_WARM_MAX`), and wait until one is up."""
-        room = min(_WARM_MAX, self.cfg.concurrency - len(self.tasks))
+        may still begin (at most :data:`_WARM_MAX`), and wait until one is up.
+
+        The first time, before any game: one for every game that may be played at once,
+        and wait until all are up. Starting a process is the runner's costliest step (the
+        fork holds the interpreter; the new process takes a core for tens of ms), and
+        during games it delays every other game's moves (bench/README.md, "Bot runner")."""
+        first = not self._warmed
+        room = self.cfg.concurrency - len(self.tasks)
+        if not first:
+            room = min(_WARM_MAX, room)
         if self.cfg.games:
             room = min(room, self.cfg.games - self.started)
         for _ in range(room - len(self._spares) - self._starting):
-            self._starting += 1
-            self.spawn(self._warm_one())
-        while not self._spares and self.fatal is None:
+            self._start_spare()
+        self._warmed = True
+        while (not self._spares or (first and self._starting)) and self.fatal is None:
+            if not self._spares and not self._starting:  # (a start failed: a strike)
+                self._start_spare()
             self._spare_ready.clear()
             await self._spare_ready.wait()
+        if first:
+            settle_heap()  # (the engines' transports and streams live as long as they do)
+
+    def _start_spare(self) -> None:
+        self._starting += 1
+        self.spawn(self._warm_one())
 
     async def _warm_one(self) -> None:
         log = GameLog()
