@@ -29,6 +29,7 @@ from pydantic import BaseModel
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
+from clients.wsdirect import DirectConnection
 from protocol import messages as m
 from protocol.codec import encode_wire, to_wire
 from protocol.errors import ErrorCode, ProtocolError
@@ -177,7 +178,8 @@ class Client:
         self._asks: set[asyncio.Task[None]] = set()
         #: called with every message as it arrives (replies too, after their request is
         #: answered), which then does not wait for :meth:`next`: a program that routes
-        #: every message (``arena bot``) saves the turn of the loop a reader of next() costs
+        #: every message (``arena bot``) saves the turn of the loop a reader of next() costs,
+        #: and, when set before :meth:`connect`, the reading task's turn too (wsdirect.py)
         self.listener: Callable[[Any], None] | None = None
 
     # -- connection ---------------------------------------------------------------------
@@ -187,14 +189,17 @@ class Client:
         self._goodbye = None
         self.closed = asyncio.Event()
         self.close_code = None
-        self.ws = await connect(
+        self.ws = ws = await connect(
             self.url,
             max_size=self.max_size,
             open_timeout=self.open_timeout,
             compression=None,
             ping_interval=20,
             ping_timeout=20,
+            create_connection=DirectConnection,
         )
+        if self.listener is not None and isinstance(ws, DirectConnection):
+            ws.on_message = self._frame  # (routed as it arrives: wsdirect.py)
         self._reader = asyncio.create_task(self._read_loop())
         welcome = await self.request(
             m.Hello(versions=list(PROTOCOL_VERSIONS), software=self.software)
@@ -280,11 +285,7 @@ class Client:
         ws = self.ws
         try:
             async for frame in ws:
-                try:
-                    msg = decode_server_fast(frame, _CLIENT_LIMITS)
-                except ProtocolError:
-                    continue  # a newer server's message we cannot read
-                self._receive(msg)
+                self._frame(frame)
         except ConnectionClosed:
             pass
         finally:
@@ -297,6 +298,13 @@ class Client:
             self._arrived.set()
             if self._should_reconnect():
                 self._reconnecting = asyncio.create_task(self._reconnect_by_itself())
+
+    def _frame(self, frame: str | bytes) -> None:
+        try:
+            msg = decode_server_fast(frame, _CLIENT_LIMITS)
+        except ProtocolError:
+            return  # a newer server's message we cannot read
+        self._receive(msg)
 
     def _should_reconnect(self) -> bool:
         """After a server's shutdown (a restart) or a drop, not after logout, a session
