@@ -508,6 +508,12 @@ async def bench(
         **p50_p99("loop_measure_steady", [mv["loop_measure"] for mv in steady_moves]),
         **p50_p99("engine", [mv["engine"] for mv in moves]),
         # the collector's pauses once the first game had started (not the start-up's)
+        # every move: seconds since the first game, runner ms, games under way, parts
+        "each_move": [
+            (round(mv["at"] - first, 3), round(mv["runner"], 3), mv["under_way"], mv.get("parts"))
+            for mv in moves
+        ],
+        "ramp": [(round(t - first, 3), n) for t, n in watch.ramp],
         "gc_pauses": len(in_games),
         "gc_each": [  # (generation, wall ms, CPU ms) of each
             (g[2], round(g[1], 3), round(g[3], 3)) for g in on

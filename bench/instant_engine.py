@@ -7,8 +7,10 @@ plays a random legal move the moment it reads ``go``. Its answer is preceded by
 process on the machine) when its ``go`` line was read and just before its answer is
 written. The engine's own time per move is WRITE - READ; everything else between the
 server's frame and the runner's move (the pipe both ways, the engine's wake-up, the
-runner's loop) is counted as the runner's. ``--think-ms MS``: it waits that long before
-answering (the bench's opponent, whose slowness keeps many games under way at once).
+runner's loop) is counted as the runner's. ``--think-ms MS``: it waits before answering,
+MS on average, uniformly between half and one and a half times MS (the bench's opponent,
+whose slowness keeps many games under way at once; at a fixed wait, games started
+together would bring their moves to the runner in the same millisecond, every time).
 """
 
 import random
@@ -21,6 +23,7 @@ MONO = time.CLOCK_MONOTONIC
 def main() -> None:
     think = int(sys.argv[2]) / 1000 if sys.argv[1:2] == ["--think-ms"] else 0.0
     rng = random.Random(0)
+    waits = random.Random()  # (each process its own: the games' moves spread out)
     legal: list[str] = []
     out = sys.stdout
     for line in sys.stdin:
@@ -31,7 +34,7 @@ def main() -> None:
         if command == "go":
             read = time.clock_gettime_ns(MONO)
             if think:
-                time.sleep(think)
+                time.sleep(think * waits.uniform(0.5, 1.5))
             move = rng.choice(legal) if legal else "resign"
             text = f"info string stamp {read} {{}}\nbestmove {move}\n"
             out.write(text.format(time.clock_gettime_ns(MONO)))
