@@ -87,7 +87,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument(
         "--concurrency",
         type=int,
-        help="games at once, each with its own engine process (default 1); all share one "
+        help="games at once, each with its own engine process, all started before the first "
+        "game (default 1); all share one "
         "connection, within the server's limits (a default server: 8 games, about 20 "
         "moves a second in all; the runner waits when it is over them)",
     )
