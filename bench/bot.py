@@ -20,7 +20,9 @@ pipe back, a game's ``newgame``/``isready`` round trip. The time until the runne
 runner's core first), and so is the measure used before 2026-11-26 06:00 (from the
 frame parsed by websockets, less the whole ``go`` round trip). The runner's time is
 split into its parts (see ``PARTS``), and the collector's pauses while games are on
-are counted. The games under way (started, not over) are counted at every move;
+are counted. ``--others-nice N`` runs the server and the opponent (with its engines) N
+steps nicer than the measured runner, as if they were on other machines (they share
+the same cores here). The games under way (started, not over) are counted at every move;
 "steady" moves are those made once every game had started, with half of them or more
 under way. Prints tables; ``--json PATH`` writes the figures. ``--runner-root DIR``
 measures the runner of another checkout (a git worktree of an older commit) against
@@ -307,9 +309,15 @@ class Tee(io.StringIO):
         return super().write(text)
 
 
-def start_server(games_at_once: int) -> tuple[subprocess.Popen[str], str]:
+def niced(n: int) -> list[str]:
+    """The command prefix that runs a program ``n`` steps nicer than this one (none: 0)."""
+    return ["nice", "-n", str(n)] if n else []
+
+
+def start_server(games_at_once: int, nice: int = 0) -> tuple[subprocess.Popen[str], str]:
     server = subprocess.Popen(
         [
+            *niced(nice),
             sys.executable,
             "-m",
             "clients.cli",
@@ -343,7 +351,11 @@ def start_server(games_at_once: int) -> tuple[subprocess.Popen[str], str]:
 
 
 async def bench(
-    games: int, concurrency: int, opponent_ms: int, runner_root: Path = ROOT
+    games: int,
+    concurrency: int,
+    opponent_ms: int,
+    runner_root: Path = ROOT,
+    others_nice: int = 0,
 ) -> dict[str, Any]:
     # imported here: the same file is the opponent's engine, which must start fast; from
     # runner_root (another checkout: its runner measured by this bench, against this
@@ -382,10 +394,11 @@ async def bench(
                 watch.by_brain[id(self.tasks[room].brain)] = room
 
     clients.client.connect = timed_connect  # type: ignore[assignment]
-    server, url = start_server(concurrency)
+    server, url = start_server(concurrency, others_nice)
     opponent_engine = f"{ENGINE} --think-ms {opponent_ms}"
     opponent = subprocess.Popen(
         [
+            *niced(others_nice),
             *(sys.executable, "-m", "clients.cli", "bot", "--url", url, "--name", "opponent"),
             *("--engine", opponent_engine, "--quick-match", "collapsi"),
             # its engine's wait is no misbehaviour (untimed games: 30 s a move by default)
@@ -477,6 +490,7 @@ async def bench(
     peak_at = next((t for t, n in watch.ramp if n == max(under_way, default=0)), first)
     return {
         "runner_root": str(Path(clients.client.__file__).resolve().parent.parent),
+        "others_nice": others_nice,
         "exit": code,
         "s_to_peak": peak_at - first,
         "games": finished,
@@ -559,6 +573,15 @@ def main() -> int:
     parser.add_argument("--opponent-ms", type=int, default=15000)
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument(
+        "--others-nice",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run the server and the opponent (and its engines) N steps nicer than the "
+        "measured runner: as if they were on other machines, taking a core from the "
+        "runner and its engines only when they leave one free (default 0: equals)",
+    )
+    parser.add_argument(
         "--runner-root",
         type=Path,
         default=ROOT,
@@ -569,7 +592,13 @@ def main() -> int:
     args = parser.parse_args()
     Tee.verbose = args.v
     r = asyncio.run(  # as arena bot
-        bench(args.games, args.concurrency, args.opponent_ms, args.runner_root.resolve())
+        bench(
+            args.games,
+            args.concurrency,
+            args.opponent_ms,
+            args.runner_root.resolve(),
+            args.others_nice,
+        )
     )
     print(f"The runner measured: {r['runner_root']}")
     print()
