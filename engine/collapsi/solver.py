@@ -407,21 +407,16 @@ class Solver:
         s2 = s + s
         tt = self.wtt
         mark = self._mark
-        mrel, mmemo, slow = self._gen_parts()
+        mrel, mmemo, slow, sides = self._gen_parts()
         over = self._over_budget
 
-        def win(col: int, me: int, opp: int) -> bool:
+        def win(col: int, me: int, opp: int, ds: tuple[int, ...], od: tuple[int, ...]) -> bool:
+            # ds: the mover's destinations from col (the other pawn's cell may be among them);
+            # od: the opponent's from col | 1 << me. The caller has them at hand.
             key = (col << s2) | (me << s) | opp
             r = tt.get(key)
             if r is not None:
                 return r
-            ds = mmemo[me].get(col & mrel[me])
-            if ds is None:
-                ds = slow(me, col)
-            nc = col | (1 << me)
-            od = mmemo[opp].get(nc & mrel[opp])
-            if od is None:
-                od = slow(opp, nc)
             nod = len(od)
             if nod == 0:
                 # whatever we play, the opponent is stuck: a win if we can move at all
@@ -434,6 +429,8 @@ class Solver:
                 return True
             if len(tt) > mark[0]:
                 over()
+            nc = col | (1 << me)
+            nc2 = nc | (1 << opp)
             base = nc << s2 | opp << s
             kids = []
             for d in ds:
@@ -444,25 +441,39 @@ class Solver:
                     tt[key] = True  # enhanced transposition cutoff
                     return True
                 if cr is None:
-                    # order: fewest replies for the opponent, then most room for us next
-                    mine = mmemo[d].get(nc & mrel[d])
+                    # our moves from d once the opponent has moved: the child's ``od``.
+                    # Order: fewest replies for the opponent, then most room for us next
+                    mine = mmemo[d].get(nc2 & mrel[d])
                     if mine is None:
-                        mine = slow(d, nc)
-                    kids.append((nod - (d in od), -len(mine), d))
+                        mine = slow(d, nc2)
+                    kids.append((nod - (d in od), -len(mine), d, mine))
             kids.sort()
-            for _, _, d in kids:
-                if not win(nc, opp, d):
+            for _, _, d, mine in kids:
+                if not win(nc, opp, d, od, mine):
                     tt[key] = True
                     return True
             tt[key] = False
             return False
 
-        return win
+        def root(col: int, me: int, opp: int) -> bool:
+            return win(col, me, opp, *sides(col, me, opp))
+
+        return root
 
     def _gen_parts(
         self,
-    ) -> tuple[list[int], list[dict[int, tuple[int, ...]]], Callable[[int, int], tuple[int, ...]]]:
-        """Per-cell views of the move-table memo for this deal's cards (for inlining)."""
+    ) -> tuple[
+        list[int],
+        list[dict[int, tuple[int, ...]]],
+        Callable[[int, int], tuple[int, ...]],
+        Callable[[int, int, int], tuple[tuple[int, ...], tuple[int, ...]]],
+    ]:
+        """Per-cell views of the move-table memo for this deal's cards (for inlining).
+
+        Returns the relevant masks and memos by cell, the slow path for a memo
+        miss, and ``sides(col, me, opp)``: the mover's destinations and the
+        opponent's after the mover's card collapses, as a search node takes them.
+        """
         tabs = self.tables
         cards = self.cards
         idx = [cell * 5 + v for cell, v in enumerate(cards)]
@@ -474,7 +485,17 @@ class Solver:
         def slow(cell: int, col: int) -> tuple[int, ...]:
             return tabs.dests(cell, cards[cell], col)
 
-        return mrel, mmemo, slow
+        def sides(col: int, me: int, opp: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+            ds = mmemo[me].get(col & mrel[me])
+            if ds is None:
+                ds = slow(me, col)
+            nc = col | (1 << me)
+            od = mmemo[opp].get(nc & mrel[opp])
+            if od is None:
+                od = slow(opp, nc)
+            return ds, od
+
+        return mrel, mmemo, slow, sides
 
     # -- game length ----------------------------------------------------------
     def value(self, collapsed: int, me: int, opp: int, alpha: int, beta: int) -> int:
@@ -527,9 +548,19 @@ class Solver:
         n = self.width * self.height
         mark = self._mark
         over = self._over_budget
-        mrel, mmemo, slow = self._gen_parts()
+        mrel, mmemo, slow, sides = self._gen_parts()
 
-        def val(col: int, me: int, opp: int, faces: int, alpha: int, beta: int) -> int:
+        def val(
+            col: int,
+            me: int,
+            opp: int,
+            faces: int,
+            alpha: int,
+            beta: int,
+            ds: tuple[int, ...],
+            od: tuple[int, ...],
+        ) -> int:
+            # ds and od as in the win/loss search: the caller has them at hand
             key = (col << s2) | (me << s) | opp
             e = ltt.get(key)
             if e is not None:
@@ -540,13 +571,6 @@ class Solver:
                     return hi
                 if lo == hi:
                     return lo
-            ds = mmemo[me].get(col & mrel[me])
-            if ds is None:
-                ds = slow(me, col)
-            nc = col | (1 << me)
-            od = mmemo[opp].get(nc & mrel[opp])
-            if od is None:
-                od = slow(opp, nc)
             nod = len(od)
             f1 = faces - 1
             if e is None:
@@ -575,6 +599,8 @@ class Solver:
             a0 = alpha if alpha > lo - 1 else lo - 1
             b = beta if beta < hi + 1 else hi + 1
             a = a0
+            nc = col | (1 << me)
+            nc2 = nc | (1 << opp)
             base = nc << s2 | opp << s
             kids = []
             best = -n - 1
@@ -595,23 +621,25 @@ class Solver:
                             if best > a:
                                 a = best
                         continue
-                    kids.append((chi * 64, d))
+                # our moves from d once the opponent has moved: the child's ``od``
+                mine = mmemo[d].get(nc2 & mrel[d])
+                if mine is None:
+                    mine = slow(d, nc2)
+                if ce is not None:
+                    kids.append((chi * 64, d, mine))
                 else:
                     cw = wtt.get(base | d)
                     if cw:
-                        kids.append((4096, d))
+                        kids.append((4096, d, mine))
                     else:
-                        mine = mmemo[d].get(nc & mrel[d])
-                        if mine is None:
-                            mine = slow(d, nc)
                         k = (nod - (d in od)) * 64 - len(mine)
-                        kids.append((k - 4096 if cw is False else k, d))
+                        kids.append((k - 4096 if cw is False else k, d, mine))
             else:
                 kids.sort()
-                for _, d in kids:
+                for _, d, mine in kids:
                     if a >= b:
                         break
-                    v = -val(nc, opp, d, f1, -b, -a)
+                    v = -val(nc, opp, d, f1, -b, -a, od, mine)
                     if v > best:
                         best = v
                         if best > a:
@@ -627,7 +655,8 @@ class Solver:
             return best
 
         def value(col: int, me: int, opp: int, alpha: int, beta: int) -> int:
-            return val(col, me, opp, n - col.bit_count(), alpha, beta)
+            ds, od = sides(col, me, opp)
+            return val(col, me, opp, n - col.bit_count(), alpha, beta, ds, od)
 
         return value
 
