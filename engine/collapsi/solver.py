@@ -17,7 +17,11 @@ Why it is fast enough in pure Python:
   enumerated once per board shape and grouped by destination with its minimal
   masks of entered cells (ruling 2). The destinations for a given collapsed
   mask are then memoised on the collapsed cells the walks can touch, so move
-  generation is one dict lookup. These tables are deal-independent.
+  generation is one dict lookup. These tables are deal-independent. On the
+  4x4 torus (every published deal) the walks are not enumerated at run time:
+  a memo miss reads a table shipped prebuilt (:mod:`engine.collapsi.torus4`),
+  so a cold start costs little more than a warm one. A search node hands its
+  children the move lists it computed for ordering, so none is looked up twice.
 * Game-length values are stored as +/- "face-up cards at the end" (the paper's
   score): that number is path-independent, so negamax needs no ply
   adjustment and transposition-table values stay exact.
@@ -42,11 +46,13 @@ Why it is fast enough in pure Python:
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from engine.base import NotationError, SetupError
 from engine.clock import cpu_now
+from engine.collapsi import torus4
 from engine.collapsi.position import JACK, Position
 
 __all__ = [
@@ -66,6 +72,7 @@ __all__ = [
 RULE_SETS = ("standard", "classic")
 DEFAULT_MAX_NODES = 3_000_000
 _CHECK_EVERY = 1024
+_MEMO_CAP = 200_000  # destinations memoised per (cell, value) before a reset
 
 
 class SolverBudgetExceeded(Exception):
@@ -89,6 +96,13 @@ class MoveTables:
     holding card ``value`` can reach when ``collapsed`` cells are face down,
     ignoring the other pawn (the caller drops its cell: a move may pass
     through the other pawn but not end there).
+
+    Per ``idx = cell * 5 + value``: ``relevant[idx]`` the cells its walks can
+    enter, ``memo[idx]`` its destinations by relevant collapsed cells, and
+    ``miss[idx](collapsed)`` the function that fills the memo on a miss: it
+    reads the prebuilt tables on the 4x4 torus (:mod:`engine.collapsi.torus4`)
+    and matches the enumerated walks elsewhere. All are built on first use (a
+    deal needs one value per cell, so a cold start builds a fifth of them).
     """
 
     def __init__(self, width: int, height: int, rules: str) -> None:
@@ -109,25 +123,59 @@ class MoveTables:
                     r * width + (c + 1) % width,
                 )
             )
-        # by cell * 5 + value, built on first use (a deal needs one value per cell, so a
-        # cold start builds a fifth of the tables): ((dest, (mask, ...)), ...), the
-        # relevant mask, the memo of destinations by relevant collapsed cells
         size = n * 5
-        self.groups: list[tuple[tuple[int, tuple[int, ...]], ...] | None] = [None] * size
-        self.pairs: list[tuple[tuple[int, int], ...]] = [()] * size  # flattened
         self.relevant: list[int] = [0] * size
         self.memo: list[dict[int, tuple[int, ...]]] = [{} for _ in range(size)]
+        self.miss: list[Callable[[int], tuple[int, ...]] | None] = [None] * size
+        self.torus4 = width == 4 and height == 4
+        self._torus4_tables: list[array | None] = [None] * len(torus4.STEPS)
 
     def build(self, idx: int) -> None:
-        """Enumerate the walks of ``idx`` = cell * 5 + value (once)."""
-        if self.groups[idx] is not None:
+        """The relevant mask and miss function of ``idx`` = cell * 5 + value (once)."""
+        if self.miss[idx] is not None:
             return
-        cell, value = divmod(idx, 5)
-        steps = (1, 2, 3, 4) if value == JACK and self.rules == "classic" else (value or 1,)
+        value = idx % 5
+        joker = value == JACK and self.rules == "classic"
+        if self.torus4:
+            self.miss[idx] = self._torus4_miss(idx, torus4.JOKER if joker else (value or 1) - 1)
+        else:
+            self.miss[idx] = self._walks_miss(idx, (1, 2, 3, 4) if joker else (value or 1,))
+
+    def _torus4_miss(self, idx: int, t: int) -> Callable[[int], tuple[int, ...]]:
+        """A miss read from prebuilt table ``t``: the key moved to frame 0, the entry back."""
+        cell = idx // 5
+        table = self._torus4_tables[t]
+        if table is None:
+            table = self._torus4_tables[t] = torus4.table(t)
+        rel = self.relevant[idx] = torus4.from_frame0(torus4.RELEVANT[t], cell)
+        memo = self.memo[idx]
+        r, left, c, cc, lo, hi = torus4.frame(cell)
+        r0, c0 = divmod(cell, 4)
+        real = [((d >> 2) + r0) % 4 * 4 + ((d & 3) + c0) % 4 for d in torus4.DESTS[t]]
+        bits = range(len(real))
+        by_entry: dict[int, tuple[int, ...]] = {}
+
+        def miss(collapsed: int) -> tuple[int, ...]:
+            key = collapsed & rel
+            k = key >> r | key << left
+            entry = table[((k >> c) & lo | (k << cc) & hi) >> 1]
+            got = by_entry.get(entry)
+            if got is None:
+                got = by_entry[entry] = tuple(sorted([real[b] for b in bits if entry >> b & 1]))
+            if len(memo) > _MEMO_CAP:
+                memo.clear()
+            memo[key] = got
+            return got
+
+        return miss
+
+    def _walks_miss(self, idx: int, steps: tuple[int, ...]) -> Callable[[int], tuple[int, ...]]:
+        """A miss matched against the walks (ruling 2), enumerated here."""
+        cell = idx // 5
         by_dest: dict[int, set[int]] = {}
         for k in steps:
-            self._walks(cell, k, cell, 1 << cell, 0, by_dest)
-        groups = []
+            self._walks(cell, k, 1 << cell, 0, by_dest)
+        pairs = []
         rel = 0
         for dest in sorted(by_dest):
             masks = sorted(by_dest[dest], key=lambda m: (m.bit_count(), m))
@@ -135,16 +183,29 @@ class MoveTables:
             for m in masks:
                 if not any(p & m == p for p in minimal):
                     minimal.append(m)
-            groups.append((dest, tuple(minimal)))
+            pairs += [(dest, m) for m in minimal]
             for m in minimal:
                 rel |= m
-        self.groups[idx] = tuple(groups)
-        self.pairs[idx] = tuple((d, m) for d, masks in groups for m in masks)
         self.relevant[idx] = rel
+        memo = self.memo[idx]
 
-    def _walks(
-        self, at: int, left: int, start: int, entered: int, mask: int, out: dict[int, set[int]]
-    ) -> None:
+        def miss(collapsed: int) -> tuple[int, ...]:
+            key = collapsed & rel
+            out = []
+            last = -1
+            for d, m in pairs:  # grouped by destination: skip once found
+                if d != last and not m & key:
+                    out.append(d)
+                    last = d
+            got = tuple(out)
+            if len(memo) > _MEMO_CAP:
+                memo.clear()
+            memo[key] = got
+            return got
+
+        return miss
+
+    def _walks(self, at: int, left: int, entered: int, mask: int, out: dict[int, set[int]]) -> None:
         for nxt in self.neighbours[at]:
             b = 1 << nxt
             if entered & b:
@@ -152,27 +213,17 @@ class MoveTables:
             if left == 1:
                 out.setdefault(nxt, set()).add(mask | b)
             else:
-                self._walks(nxt, left - 1, start, entered | b, mask | b, out)
+                self._walks(nxt, left - 1, entered | b, mask | b, out)
 
     def dests(self, cell: int, value: int, collapsed: int) -> tuple[int, ...]:
         idx = cell * 5 + value
-        if self.groups[idx] is None:
+        miss = self.miss[idx]
+        if miss is None:
             self.build(idx)
-        key = collapsed & self.relevant[idx]
-        memo = self.memo[idx]
-        got = memo.get(key)
-        if got is None:
-            out = []
-            last = -1
-            for d, m in self.pairs[idx]:  # grouped by destination: skip once found
-                if d != last and not m & key:
-                    out.append(d)
-                    last = d
-            got = tuple(out)
-            if len(memo) > 200_000:
-                memo.clear()
-            memo[key] = got
-        return got
+            miss = self.miss[idx]
+            assert miss is not None
+        got = self.memo[idx].get(collapsed & self.relevant[idx])
+        return miss(collapsed) if got is None else got
 
 
 _TABLES: dict[tuple[int, int, str], MoveTables] = {}
@@ -445,7 +496,7 @@ class Solver:
                     # Order: fewest replies for the opponent, then most room for us next
                     mine = mmemo[d].get(nc2 & mrel[d])
                     if mine is None:
-                        mine = slow(d, nc2)
+                        mine = slow[d](nc2)
                     kids.append((nod - (d in od), -len(mine), d, mine))
             kids.sort()
             for _, _, d, mine in kids:
@@ -465,34 +516,35 @@ class Solver:
     ) -> tuple[
         list[int],
         list[dict[int, tuple[int, ...]]],
-        Callable[[int, int], tuple[int, ...]],
+        list[Callable[[int], tuple[int, ...]]],
         Callable[[int, int, int], tuple[tuple[int, ...], tuple[int, ...]]],
     ]:
         """Per-cell views of the move-table memo for this deal's cards (for inlining).
 
-        Returns the relevant masks and memos by cell, the slow path for a memo
-        miss, and ``sides(col, me, opp)``: the mover's destinations and the
+        Returns the relevant masks, memos and miss functions (which fill the
+        memo) by cell, and ``sides(col, me, opp)``: the mover's destinations and the
         opponent's after the mover's card collapses, as a search node takes them.
         """
         tabs = self.tables
-        cards = self.cards
-        idx = [cell * 5 + v for cell, v in enumerate(cards)]
+        idx = [cell * 5 + v for cell, v in enumerate(self.cards)]
         for i in idx:
             tabs.build(i)
         mrel = [tabs.relevant[i] for i in idx]
         mmemo = [tabs.memo[i] for i in idx]
-
-        def slow(cell: int, col: int) -> tuple[int, ...]:
-            return tabs.dests(cell, cards[cell], col)
+        slow = []
+        for i in idx:
+            miss = tabs.miss[i]
+            assert miss is not None  # built above
+            slow.append(miss)
 
         def sides(col: int, me: int, opp: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
             ds = mmemo[me].get(col & mrel[me])
             if ds is None:
-                ds = slow(me, col)
+                ds = slow[me](col)
             nc = col | (1 << me)
             od = mmemo[opp].get(nc & mrel[opp])
             if od is None:
-                od = slow(opp, nc)
+                od = slow[opp](nc)
             return ds, od
 
         return mrel, mmemo, slow, sides
@@ -624,7 +676,7 @@ class Solver:
                 # our moves from d once the opponent has moved: the child's ``od``
                 mine = mmemo[d].get(nc2 & mrel[d])
                 if mine is None:
-                    mine = slow(d, nc2)
+                    mine = slow[d](nc2)
                 if ce is not None:
                     kids.append((chi * 64, d, mine))
                 else:
