@@ -29,9 +29,12 @@ Why it is fast enough in pure Python:
   detection, enhanced transposition cutoffs and mobility ordering), then the
   length search: fail-soft alpha-beta with a bounds table, driven by MTD(f)
   null-window probes inside the range the known sign allows (a win leaves an
-  odd number of plies, a loss an even one), with one-ply bounds (no win in
-  one ply means at least three), enhanced transposition cutoffs and the same
-  ordering.
+  odd number of plies, a loss an even one, so every bound snaps to that
+  parity), with one-ply bounds (no win in one ply means at least three),
+  enhanced transposition cutoffs and the same ordering. Both searches skip,
+  without visiting it, a move after which the opponent can leave us stuck at
+  once (we would have no move, or one that the opponent can take): the
+  mobility that orders the moves shows it, and it is the worst a move can be.
 * :func:`best_move` finds one game-length-perfect move without valuing them
   all; :func:`canonical_deal` maps a layout to its least image under torus
   shifts, mirrors and (square boards) the transpose, as the paper's symmetry
@@ -152,7 +155,8 @@ class MoveTables:
         r, left, c, cc, lo, hi = torus4.frame(cell)
         r0, c0 = divmod(cell, 4)
         real = [((d >> 2) + r0) % 4 * 4 + ((d & 3) + c0) % 4 for d in torus4.DESTS[t]]
-        bits = range(len(real))
+        # an entry's bits in the order of their cells on the board: tuples come out ascending
+        bits = sorted(range(len(real)), key=real.__getitem__)
         by_entry: dict[int, tuple[int, ...]] = {}
 
         def miss(collapsed: int) -> tuple[int, ...]:
@@ -161,7 +165,7 @@ class MoveTables:
             entry = table[((k >> c) & lo | (k << cc) & hi) >> 1]
             got = by_entry.get(entry)
             if got is None:
-                got = by_entry[entry] = tuple(sorted([real[b] for b in bits if entry >> b & 1]))
+                got = by_entry[entry] = tuple([real[b] for b in bits if entry >> b & 1])
             if len(memo) > _MEMO_CAP:
                 memo.clear()
             memo[key] = got
@@ -461,10 +465,11 @@ class Solver:
         mrel, mmemo, slow, sides = self._gen_parts()
         over = self._over_budget
 
-        def win(col: int, me: int, opp: int, ds: tuple[int, ...], od: tuple[int, ...]) -> bool:
+        def win(
+            col: int, me: int, opp: int, ds: tuple[int, ...], od: tuple[int, ...], key: int
+        ) -> bool:
             # ds: the mover's destinations from col (the other pawn's cell may be among them);
-            # od: the opponent's from col | 1 << me. The caller has them at hand.
-            key = (col << s2) | (me << s) | opp
+            # od: the opponent's from col | 1 << me; key: the position's. The caller has them.
             r = tt.get(key)
             if r is not None:
                 return r
@@ -497,17 +502,22 @@ class Solver:
                     mine = mmemo[d].get(nc2 & mrel[d])
                     if mine is None:
                         mine = slow[d](nc2)
-                    kids.append((nod - (d in od), -len(mine), d, mine))
+                    nm = len(mine)
+                    if nm > 1 or (nm == 1 and mine[0] not in od):
+                        kids.append(((nod - (d in od)) * 32 - nm, d, mine))
+                    # else the opponent, who can move (nod > 1 or od[0] is not d), leaves
+                    # us stuck: d loses, no need to visit it
             kids.sort()
-            for _, _, d, mine in kids:
-                if not win(nc, opp, d, od, mine):
+            for _, d, mine in kids:
+                if not win(nc, opp, d, od, mine, base | d):
                     tt[key] = True
                     return True
             tt[key] = False
             return False
 
         def root(col: int, me: int, opp: int) -> bool:
-            return win(col, me, opp, *sides(col, me, opp))
+            ds, od = sides(col, me, opp)
+            return win(col, me, opp, ds, od, (col << s2) | (me << s) | opp)
 
         return root
 
@@ -572,25 +582,25 @@ class Solver:
 
     def _exact(self, collapsed: int, me: int, opp: int) -> int:
         faces = self.width * self.height - collapsed.bit_count()
+        # a win ends after an odd number of plies, a loss after an even one, so the value
+        # (+/- faces left) has the parity of ``ref``: every bound snaps inwards to it
         if self._win(collapsed, me, opp):
-            lo, hi = 2, faces - 1
-            g = min(hi, lo + 3)
-            if (g - hi) % 2:
-                g -= 1
+            ref = faces - 1
+            lo, hi = 2 + (2 - ref) % 2, ref
+            g = min(hi, lo + 2)
         else:
-            lo, hi = -faces, -2
+            ref = -faces
+            lo, hi = ref, -2 - (-2 - ref) % 2
             g = max(lo, hi - 2)
-            if (g - lo) % 2:
-                g += 1
         value = self._value
         while lo < hi:
             beta = g + 1 if g == lo else g
             g = value(collapsed, me, opp, beta - 1, beta)
             if g < beta:
-                hi = g
+                hi = g - (g - ref) % 2
             else:
-                lo = g
-        return g
+                lo = g + (g - ref) % 2
+        return lo
 
     def _build_value(self) -> Callable[[int, int, int, int, int], int]:
         s = self._shift
@@ -611,9 +621,9 @@ class Solver:
             beta: int,
             ds: tuple[int, ...],
             od: tuple[int, ...],
+            key: int,
         ) -> int:
-            # ds and od as in the win/loss search: the caller has them at hand
-            key = (col << s2) | (me << s) | opp
+            # ds, od and key as in the win/loss search: the caller has them at hand
             e = ltt.get(key)
             if e is not None:
                 lo, hi = e
@@ -656,6 +666,7 @@ class Solver:
             base = nc << s2 | opp << s
             kids = []
             best = -n - 1
+            lost2 = 2 - faces
             for d in ds:
                 if d == opp:
                     continue
@@ -677,6 +688,15 @@ class Solver:
                 mine = mmemo[d].get(nc2 & mrel[d])
                 if mine is None:
                     mine = slow[d](nc2)
+                nm = len(mine)
+                if nm == 0 or (nm == 1 and mine[0] in od):
+                    # the opponent (who can move) leaves us stuck at once: the least a
+                    # move can be worth here, known without visiting it
+                    if lost2 > best:
+                        best = lost2
+                        if best > a:
+                            a = best
+                    continue
                 if ce is not None:
                     kids.append((chi * 64, d, mine))
                 else:
@@ -684,14 +704,14 @@ class Solver:
                     if cw:
                         kids.append((4096, d, mine))
                     else:
-                        k = (nod - (d in od)) * 64 - len(mine)
+                        k = (nod - (d in od)) * 64 - nm
                         kids.append((k - 4096 if cw is False else k, d, mine))
             else:
                 kids.sort()
                 for _, d, mine in kids:
                     if a >= b:
                         break
-                    v = -val(nc, opp, d, f1, -b, -a, od, mine)
+                    v = -val(nc, opp, d, f1, -b, -a, od, mine, base | d)
                     if v > best:
                         best = v
                         if best > a:
@@ -708,7 +728,8 @@ class Solver:
 
         def value(col: int, me: int, opp: int, alpha: int, beta: int) -> int:
             ds, od = sides(col, me, opp)
-            return val(col, me, opp, n - col.bit_count(), alpha, beta, ds, od)
+            key = (col << s2) | (me << s) | opp
+            return val(col, me, opp, n - col.bit_count(), alpha, beta, ds, od, key)
 
         return value
 

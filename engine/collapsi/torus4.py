@@ -55,13 +55,7 @@ def to_frame0(mask: int, cell: int) -> int:
 def from_frame0(mask: int, cell: int) -> int:
     """The inverse of :func:`to_frame0`: a frame-0 mask back on the board."""
     r0, c0 = divmod(cell, 4)
-    out = 0
-    while mask:
-        low = mask & -mask
-        r, c = divmod(low.bit_length() - 1, 4)
-        out |= 1 << ((r + r0) % 4 * 4 + (c + c0) % 4)
-        mask ^= low
-    return out
+    return to_frame0(mask, (-r0) % 4 * 4 + (-c0) % 4)  # the opposite shift
 
 
 def table(index: int) -> array:
