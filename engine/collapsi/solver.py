@@ -49,6 +49,7 @@ Why it is fast enough in pure Python:
 
 from __future__ import annotations
 
+import weakref
 from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -416,6 +417,7 @@ class Solver:
         self._start = 0.0
         self._shift = max(1, (width * height - 1).bit_length())
         self._mark = [0, 0]  # table sizes at which the budget is checked next
+        self._recursive: list[Callable[..., object]] = []  # cut loose in __del__
         self._win = self._build_win()
         self._value = self._build_value()
 
@@ -432,6 +434,30 @@ class Solver:
             max_nodes=max_nodes,
             max_seconds=max_seconds,
         )
+
+    def __del__(self) -> None:
+        # A recursive search closure refers to itself through a cell: a reference cycle
+        # that holds the tables, freed only by the garbage collector, whose pass (tens of
+        # ms with big tables) then lands inside some later solve. Break it when the
+        # solver is dropped (the closures are private: nobody calls them after this).
+        for fn in getattr(self, "_recursive", ()):
+            assert fn.__closure__ is not None
+            fn.__closure__[fn.__code__.co_freevars.index(fn.__name__)].cell_contents = None
+
+    def _over_budget_weak(self) -> Callable[[], None]:
+        """``_over_budget`` for the search closures, without a reference back to the solver.
+
+        A strong one would make the solver part of a cycle, and ``__del__`` would
+        wait for the garbage collector.
+        """
+        ref = weakref.ref(self)
+
+        def over() -> None:
+            solver = ref()
+            if solver is not None:
+                solver._over_budget()
+
+        return over
 
     def _begin(self) -> None:
         """Start the budget clock (each public search call is one budget)."""
@@ -463,7 +489,7 @@ class Solver:
         tt = self.wtt
         mark = self._mark
         mrel, mmemo, slow, sides = self._gen_parts()
-        over = self._over_budget
+        over = self._over_budget_weak()
 
         def win(
             col: int, me: int, opp: int, ds: tuple[int, ...], od: tuple[int, ...], key: int
@@ -514,6 +540,8 @@ class Solver:
                     return True
             tt[key] = False
             return False
+
+        self._recursive.append(win)
 
         def root(col: int, me: int, opp: int) -> bool:
             ds, od = sides(col, me, opp)
@@ -609,7 +637,7 @@ class Solver:
         ltt = self.ltt
         n = self.width * self.height
         mark = self._mark
-        over = self._over_budget
+        over = self._over_budget_weak()
         mrel, mmemo, slow, sides = self._gen_parts()
 
         def val(
@@ -725,6 +753,8 @@ class Solver:
             else:
                 ltt[key] = (best, best)
             return best
+
+        self._recursive.append(val)
 
         def value(col: int, me: int, opp: int, alpha: int, beta: int) -> int:
             ds, od = sides(col, me, opp)
