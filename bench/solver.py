@@ -18,9 +18,9 @@ best of several runs of one deal:
 The two modes alternate deal by deal, so load on the machine falls on both
 alike. Times are the process's CPU time. Reported per rule set, solve and
 mode: median and 90th percentile over the deals, the positions stored
-(median), and beside them the Rust solver's medians quoted from issue 20
-(mtorpey/collapsi, timed on the same 200 deals on the issue author's machine:
-not measured here, so the ratio is indicative only).
+(median), and beside them the Rust solver's medians (mtorpey/collapsi) measured
+side by side on the same 200 deals on the project's dev VM (bench/README.md):
+not measured by this script, so the ratio is indicative only.
 
     .venv/bin/python bench/solver.py [--deals 200] [--json PATH]
 """
@@ -44,14 +44,15 @@ from engine.collapsi.position import JACK, Position
 from engine.collapsi.solver import Solver, analyse, tables_for
 
 DECK = "JJ11112222333344"
-#: Rust (mtorpey/collapsi) medians in ms per deal, quoted from issue 20: timed side by
-#: side with this solver on the same 200 deals per rule set, alternating rounds, on a
-#: quiet machine (the issue's author's; its model is not given)
+#: Rust (mtorpey/collapsi a5728d2, release build) medians in ms per deal on this project's
+#: 2-core dev VM, 2026-11-26: the mean of two side-by-side rounds on these 200 deals per
+#: rule set (bench/README.md, "Side by side"). Not measured by this script: the ratio it
+#: prints mixes two runs (issue 20 quoted 19.1 / 33.2 / 2.83 / 6.98 from its own machine)
 RUST_MEDIAN_MS = {
-    ("classic", "win/loss"): 19.1,
-    ("classic", "length"): 33.2,
-    ("standard", "win/loss"): 2.83,
-    ("standard", "length"): 6.98,
+    ("classic", "win/loss"): 23.7,
+    ("classic", "length"): 40.7,
+    ("standard", "win/loss"): 4.25,
+    ("standard", "length"): 9.1,
 }
 MODES = ("first", "cold")
 
@@ -212,7 +213,7 @@ def _table(rows: list[dict], args: argparse.Namespace, warm_s: dict[str, float])
         "median ms",
         "p90 ms",
         "positions (median)",
-        "Rust median ms (issue 20)",
+        "Rust median ms (dev VM)",
         "median / Rust",
     ):
         t.add_column(col, justify="right")
