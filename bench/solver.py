@@ -11,9 +11,9 @@ best of several runs of one deal:
   its state after that warm-up before every solve, so no solve sees entries
   that its own deal (or an earlier kind on it) added. This is a server, bot or
   survey process that has been running for a while.
-- ``cold``: the move tables are built from nothing inside the timed solve (the
-  walk enumeration and an empty memo): a one-shot ``arena collapsi solve``
-  call, minus the interpreter's start-up.
+- ``cold``: the move tables are built from nothing inside the timed solve (an
+  empty memo; the 4x4 torus's shipped tables decompressed): a one-shot
+  ``arena collapsi solve`` call, minus the interpreter's start-up.
 
 The two modes alternate deal by deal, so load on the machine falls on both
 alike. Times are the process's CPU time. Reported per rule set, solve and
