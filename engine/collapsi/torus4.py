@@ -7,9 +7,11 @@ into one of five tables (1, 2, 3 or 4 steps, or the classic joker's any of
 1-4), each indexed by the collapsed bits of cells 1-15. Enumerating the walks
 and matching them against a collapsed mask costs more than a whole solve
 (issue 20: a one-shot ``arena collapsi solve`` did that inside its solve), so
-the tables ship prebuilt, zlib-compressed, in :mod:`engine.collapsi._torus4_data`
-(a plain Python module: loading it is an import, not file I/O, and takes
-about 50 KB). :func:`render` regenerates that module from the walks; a test
+the tables ship prebuilt, zlib-compressed and base64-encoded, in
+:mod:`engine.collapsi._torus4_data` (a plain Python module of about 70 KB:
+loading it is an import, not file I/O; plain string literals, because
+compiling bytes literals full of escapes took ~20 ms where no bytecode cache
+is written). :func:`render` regenerates that module from the walks; a test
 checks that the shipped one equals it.
 
 An entry of table ``t`` is the set of ``DESTS[t]`` (frame-0 destinations,
@@ -18,6 +20,7 @@ ascending) still reachable, bit ``i`` for ``DESTS[t][i]``.
 
 from __future__ import annotations
 
+import binascii
 import sys
 import zlib
 from array import array
@@ -61,7 +64,7 @@ def from_frame0(mask: int, cell: int) -> int:
 def table(index: int) -> array:
     """Table ``index`` of :data:`STEPS`, decompressed (the caller keeps it)."""
     a = array(_CODES[index])
-    a.frombytes(zlib.decompress(PACKED[index]))
+    a.frombytes(zlib.decompress(binascii.a2b_base64(PACKED[index])))
     if a.itemsize > 1 and sys.byteorder == "big":
         a.byteswap()  # shipped little-endian
     return a
@@ -144,9 +147,9 @@ def render() -> str:
         "PACKED = (",
     ]
     for t in tables:
-        packed = zlib.compress(t, 9)
+        packed = binascii.b2a_base64(zlib.compress(t, 9), newline=False).decode()
         out.append("    (")
-        out += [f"        {packed[i : i + 22]!r}" for i in range(0, len(packed), 22)]
+        out += [f'        "{packed[i : i + 88]}"' for i in range(0, len(packed), 88)]
         out.append("    ),")
     out.append(")")
     return "\n".join(out) + "\n"
