@@ -47,6 +47,7 @@ import statistics
 import struct
 import subprocess
 import sys
+import threading
 import time
 from collections import deque
 from pathlib import Path
@@ -348,6 +349,8 @@ def start_server(games_at_once: int, nice: int = 0) -> tuple[subprocess.Popen[st
     assert server.stdout is not None
     for line in server.stdout:
         if m := re.search(r"ws://127\.0\.0\.1:\d+", line):
+            # its log read on and dropped: a full pipe (some 200 games) would stop it
+            threading.Thread(target=deque, args=(server.stdout, 0), daemon=True).start()
             return server, m.group(0)
     raise SystemExit("arena serve did not start")
 
