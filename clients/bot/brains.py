@@ -64,6 +64,11 @@ class Brain(ABC):
     async def close(self) -> None:  # noqa: B027 - optional hook
         """Release what :meth:`start` took."""
 
+    def for_next_game(self, log: Log) -> bool:
+        """After a game that ended with a result: get ready to play another with ``log``
+        (True), or say it cannot (False: the runner closes it)."""
+        return False
+
 
 class EngineBrain(Brain):
     """An engine program over the engine protocol, with the misbehaving-engine policy."""
@@ -141,6 +146,14 @@ class EngineBrain(Brain):
 
     async def close(self) -> None:
         await self.proc.quit()
+
+    def for_next_game(self, log: Log) -> bool:
+        """The same process plays the next game (ENGINE_PROTOCOL.md: one game at a time,
+        many in turn; ``newgame`` starts each), if it still runs: no start-up."""
+        if not self.proc.running:
+            return False
+        self.log, self._new = log, None
+        return True
 
 
 class LevelBrain(Brain):

@@ -342,14 +342,31 @@ class BotRunner:
                 self.fatal = out
             await task.send_move("resign")
         finally:
-            with contextlib.suppress(EngineProcessError):
-                await task.brain.close()
+            if not self._keep_for_next(task, result):
+                with contextlib.suppress(EngineProcessError):
+                    await task.brain.close()
             with contextlib.suppress(ArenaError, ConnectionLost, TimeoutError):
                 await self.client.leave(task.room)
             self.tasks.pop(task.room, None)
             self.finished += 1
             self.changed.set()
         self.say(self._summary(task, result))
+
+    def _keep_for_next(self, task: GameTask, result: m.GameResult | None) -> bool:
+        """A finished game's brain (its engine process) kept for a game still to come
+        that has none yet: a start-up during the other games saved. Only after a game
+        that ended with a result, and while the engine still runs."""
+        if result is None or self.fatal is not None:
+            return False
+        ahead = len(self._spares) + self._starting
+        if self.cfg.games and self.started + ahead >= self.cfg.games:
+            return False  # (every game to come has its engine)
+        log = GameLog()
+        if not task.brain.for_next_game(log):
+            return False
+        self._spares.append((task.brain, log))
+        self._spare_ready.set()
+        return True
 
     def _summary(self, task: GameTask, result: m.GameResult | None) -> str:
         vs = ", ".join(task.opponents) or "?"
