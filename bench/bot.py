@@ -79,7 +79,18 @@ class Move:
     """One move of the measured runner: its stamps (``time.perf_counter`` seconds, which is
     CLOCK_MONOTONIC, the engine's clock too) and its engine's answers."""
 
-    __slots__ = ("decoded", "gos", "handed", "kernel", "other", "parsed", "read", "written")
+    __slots__ = (
+        "decoded",
+        "going",
+        "gos",
+        "handed",
+        "kernel",
+        "other",
+        "parsed",
+        "read",
+        "sent",
+        "written",
+    )
 
     def __init__(self, kernel: float, read: float, parsed: float, decoded: float) -> None:
         self.kernel = kernel  # the kernel received the frame's last bytes (SO_TIMESTAMPNS)
@@ -89,8 +100,10 @@ class Move:
         #: each go: (called, its lines written, engine read go, engine wrote, go returned)
         self.gos: list[tuple[float, float, float, float, float]] = []
         self.other: list[tuple[float, float]] = []  # newgame/isready, a start-up: spans
-        self.handed = 0.0  # the move reached Client.send_wire
+        self.handed = 0.0  # the move reached Client.send_wire (or move_now)
         self.written = 0.0  # the move's bytes were handed to the kernel
+        self.going = False  # a go is under way (the move may be sent before it returns)
+        self.sent = 0.0  # send (or move_now) returned
 
 
 class Stopwatch:
@@ -105,6 +118,7 @@ class Stopwatch:
         #: the collector's pauses: (when, ms, generation, its CPU ms)
         self.gc_ms: list[tuple[float, float, int, float]] = []
         self.written = 0.0  # the last time bytes were handed to the runner's socket
+        self.at_once = 0  # moves sent as the engine's answer was read (Client.move_now)
         self.write_back = 0.0  # and when that write returned
         self._gc_began = self._gc_cpu = 0.0
         self.seat: dict[str, int] = {}
@@ -214,12 +228,21 @@ class Stopwatch:
 
     def sent(self, room: str) -> None:
         """The move's frame is on its way (its bytes written to the socket, then ``send``
-        returned): the runner's time for this turn."""
+        returned): the runner's time for this turn, once its go has returned too (a move
+        sent as the engine's answer is read goes before)."""
         now = time.perf_counter()
-        mv = self.turn.pop(room, None)
+        mv = self.turn.get(room)
         if mv is None or not mv.handed:
             return  # (a move sent again after a resume)
         mv.written = self.written if self.written >= mv.handed else now
+        mv.sent = now
+        if not mv.going:
+            self.record(room)
+
+    def record(self, room: str) -> None:
+        """The move's figures, its stamps all in."""
+        mv = self.turn.pop(room)
+        now = mv.sent
         own = sum(w - r for _, _, r, w, _ in mv.gos) + sum(b - a for a, b in mv.other)
         trips = sum(b - a for _, a, _, _, b in mv.gos) + sum(b - a for a, b in mv.other)
         record = {
@@ -258,6 +281,8 @@ class Stopwatch:
         proc = brain.proc
         go, new_game, start = proc.go, proc.new_game, proc.start
         write = proc._write
+        begin_go, finish_go = getattr(proc, "begin_go", None), getattr(proc, "finish_go", None)
+        put = getattr(proc, "_put", None)
 
         def current() -> Move | None:
             room = self.by_brain.get(id(brain))
@@ -269,14 +294,42 @@ class Stopwatch:
             wrote[0] = time.perf_counter()
             await write(*lines)
 
-        async def timed_go(*args: Any, **kw: Any) -> Any:
-            called = time.perf_counter()
-            result = await go(*args, **kw)
-            back = time.perf_counter()
+        def went(called: float, result: Any, back: float) -> None:
             stamp = next((i.string for i in result.infos if (i.string or "")[:6] == "stamp "), "")
             e_read, e_wrote = (int(x) / 1e9 for x in stamp.split()[1:3]) if stamp else (back, back)
             if (mv := current()) is not None:
                 mv.gos.append((called, wrote[0], e_read, e_wrote, back))
+                mv.going = False
+                if mv.sent:  # (sent as the answer was read, before go returned)
+                    self.record(self.by_brain[id(brain)])
+
+        async def timed_go(*args: Any, **kw: Any) -> Any:
+            called = time.perf_counter()
+            if (mv := current()) is not None:
+                mv.going = True
+            result = await go(*args, **kw)
+            went(called, result, time.perf_counter())
+            return result
+
+        begun = [0.0, 0.0]  # (the search begun at once: called, its answer read)
+
+        def timed_begin(
+            position: Any, legal: Any = None, clocks: Any = None, on_move: Any = None
+        ) -> Any:
+            begun[:] = time.perf_counter(), 0.0
+
+            def answered(best: Any) -> None:
+                begun[1] = time.perf_counter()
+                on_move(best)
+
+            search = begin_go(position, legal, clocks, answered if on_move else None)
+            if search is not None and (mv := current()) is not None:
+                mv.going = True
+            return search
+
+        async def timed_finish(*args: Any, **kw: Any) -> Any:
+            result = await finish_go(*args, **kw)
+            went(begun[0], result, begun[1] or time.perf_counter())
             return result
 
         async def timed_new_game(*args: Any, **kw: Any) -> None:
@@ -298,6 +351,13 @@ class Stopwatch:
             timed_start,
             stamped_write,
         )
+        if begin_go is not None:  # (a runner that begins a search from the frame's callback)
+
+            def stamped_put(*args: Any) -> None:
+                wrote[0] = time.perf_counter()
+                put(*args)
+
+            proc.begin_go, proc.finish_go, proc._put = timed_begin, timed_finish, stamped_put
         return brain
 
 
@@ -391,6 +451,15 @@ async def bench(
             await super().send_wire(data)
             if data["type"] == "move":
                 watch.sent(data["room"])
+
+        def move_now(self, room: str, move: str) -> Any:  # (a runner that has it)
+            watch.handed(room)
+            watch.written = 0.0
+            sent = super().move_now(room, move)  # type: ignore[misc]
+            if sent is not None:
+                watch.at_once += 1
+                watch.sent(room)
+            return sent
 
     class TimedRunner(BotRunner):
         def start_game(self, room: str, state: Any = None) -> None:
@@ -502,6 +571,7 @@ async def bench(
         "peak_under_way": max(under_way, default=0),
         "median_under_way": statistics.median(under_way) if under_way else 0,
         "moves": len(own),
+        "sent_at_once": watch.at_once,
         "moves_steady": len(steady),
         "runner_p99_steady_ms": pct(steady, 0.99),
         "runner_p50_steady_ms": statistics.median(steady) if steady else 0.0,
@@ -629,7 +699,8 @@ def main() -> int:
         f"The runner's CPU per move in steady state: {r['cpu_ms_per_move_steady']:.3f} ms; "
         f"over the run, per move: user {r['user_ms_per_move']:.3f} ms, system "
         f"{r['sys_ms_per_move']:.3f} ms, {r['voluntary_switches_per_move']:.1f} waits, "
-        f"{r['involuntary_switches_per_move']:.2f} preemptions."
+        f"{r['involuntary_switches_per_move']:.2f} preemptions. Moves sent as the "
+        f"engine's answer was read: {r['sent_at_once']} of {r['moves']}."
     )
     print()
     print(f"Where the time goes ({r['parts_moves']} moves with one engine answer), ms:")

@@ -23,7 +23,7 @@ import asyncio
 import contextlib
 import itertools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 from websockets.asyncio.client import ClientConnection, connect
@@ -98,6 +98,14 @@ NameTakenError = ERRORS["name_taken"]
 def error_from(msg: m.Error) -> ArenaError:
     cls = ERRORS.get(msg.code, ArenaError)
     return cls(msg.code, msg.message, msg.retry_after, msg.details)
+
+
+class Sent(NamedTuple):
+    """A request on its way: its id, its wire data, and its reply to come."""
+
+    id: int
+    data: dict[str, Any]
+    reply: asyncio.Future[Any]
 
 
 class RoomTrack:
@@ -485,17 +493,40 @@ class Client:
         return await self._request_once(wire, timeout)
 
     async def _request_once(self, wire: dict[str, Any], timeout: float) -> Any:
+        sent = self._open_request(wire)
+        await self.send_wire(sent.data)
+        return await self.reply(sent, timeout)
+
+    def _open_request(self, wire: dict[str, Any]) -> Sent:
         rid = next(self._ids)
         data = {"type": wire["type"], "id": rid} | wire  # (the model's order: type, id...)
         data["id"] = rid
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[rid] = fut
+        return Sent(rid, data, fut)
+
+    async def reply(self, sent: Sent, timeout: float = 10.0) -> Any:
+        """The reply to a request sent (raises its error, or :class:`TimeoutError`)."""
         try:
-            await self.send_wire(data)
             async with asyncio.timeout(timeout):  # (wait_for would wrap fut in a task)
-                return await fut
+                return await sent.reply
         finally:
-            self._pending.pop(rid, None)
+            self._pending.pop(sent.id, None)
+
+    def move_now(self, room: str, move: str) -> Sent | None:
+        """Send a move at once from a callback, with no task and no turn of the loop (the
+        runner sends an engine's answer as its line is read); :meth:`reply` waits for the
+        server's answer. ``None``, having sent nothing, when :meth:`move` is needed (not
+        connected, a send under way, the socket's buffer not empty). ``move`` comes from
+        the server's legal moves, so it is not checked against the protocol's pattern."""
+        ws = self.ws
+        if not isinstance(ws, DirectConnection) or self.closed.is_set():
+            return None
+        sent = self._open_request(make_move_wire(room, move, "event"))
+        if not ws.send_now(encode_wire(sent.data, binary=self.binary)):
+            self._pending.pop(sent.id, None)
+            return None
+        return sent
 
     async def next(
         self,

@@ -93,3 +93,38 @@ async def test_without_on_message_everything_takes_the_queue() -> None:
         async with connect(f"ws://127.0.0.1:{port}", create_connection=DirectConnection) as ws:
             got = [_text(await asyncio.wait_for(ws.recv(), 10)) for _ in EXPECTED]
     assert got == EXPECTED
+
+
+async def test_send_now_writes_at_once_unless_send_is_needed() -> None:
+    got: list[bytes | str] = []
+    all_in = asyncio.Event()
+
+    async def handler(ws) -> None:  # type: ignore[no-untyped-def]
+        async for message in ws:
+            got.append(message)
+            if len(got) == 4:
+                all_in.set()
+
+    gate = asyncio.Event()
+
+    async def fragments():  # type: ignore[no-untyped-def]
+        yield b"f1-"
+        await gate.wait()
+        yield b"f2"
+
+    async with serve(handler, "127.0.0.1", 0) as server:
+        port = server.sockets[0].getsockname()[1]
+        async with connect(f"ws://127.0.0.1:{port}", create_connection=DirectConnection) as ws:
+            assert isinstance(ws, DirectConnection)
+            assert ws.send_now(b"a") and ws.send_now("b")
+            sending = asyncio.create_task(ws.send(fragments()))
+            async with asyncio.timeout(10):
+                while ws.send_in_progress is None:  # (its first fragment is out)
+                    await asyncio.sleep(0)
+            assert not ws.send_now(b"c")  # not inside a fragmented message
+            gate.set()
+            await sending
+            assert ws.send_now(b"d")
+            await asyncio.wait_for(all_in.wait(), 10)
+        assert not ws.send_now(b"e")  # closed: send() says so
+    assert got == [b"a", "b", b"f1-f2", b"d"]

@@ -282,3 +282,49 @@ def test_answers_are_read_as_lines_however_they_arrive():
                 await _go(eng)
 
     asyncio.run(main())
+
+
+async def _begin(eng: EngineProcess, seen: list[str]):
+    """A search begun as from a callback: the hook notes each answer it is given."""
+    game = _game()
+    await eng.new_game(p.new_game_of(game, 0))
+    search = eng.begin_go(
+        p.position_of(game),
+        game.legal_moves(),
+        p.Go(time=(1000, 1000)),
+        on_move=lambda best: seen.append(best.move),
+    )
+    assert search is not None
+    return search
+
+
+def test_a_search_begun_at_once_gives_its_answer_to_the_hook(tmp_path):
+    async def main() -> None:
+        async with EngineProcess(bad("illegal")) as eng:
+            seen: list[str] = []
+            search = await _begin(eng, seen)
+            with pytest.raises(EngineIllegalMove):  # (the hook's caller judges it too)
+                await eng.finish_go(search, timeout=5)
+            assert seen == ["999"]
+        async with EngineProcess(example_argv("python", tmp_path)) as eng:
+            seen = []
+            search = await _begin(eng, seen)
+            result = await eng.finish_go(search, timeout=5)
+            assert seen == [result.move] and result.move in _game().legal_moves()
+            assert (await _go(eng)).move in _game().legal_moves()
+            assert seen == [result.move]  # disarmed once it had its answer
+        assert eng.begin_go(p.position_of(_game())) is None  # (not running: go() says why)
+
+    asyncio.run(main())
+
+
+def test_a_late_answer_after_stop_is_not_given_to_the_hook():
+    async def main() -> None:
+        async with EngineProcess(bad("slow")) as eng:
+            seen: list[str] = []
+            search = await _begin(eng, seen)
+            with pytest.raises(EngineTimeout) as err:
+                await eng.finish_go(search, timeout=0.2)
+            assert err.value.late_move == _game().legal_moves()[0] and seen == []
+
+    asyncio.run(main())

@@ -24,6 +24,7 @@ from clients.engines.process import (
     EngineProcess,
     EngineProcessError,
     EngineTimeout,
+    Search,
 )
 from engine.ai import make_player
 from engine.base import Game
@@ -53,6 +54,14 @@ class Brain(ABC):
 
     async def new_game(self, game: Game, seat: int) -> None:  # noqa: B027 - optional hook
         """A game starts; raises :class:`EngineRefused` for a game it does not play."""
+
+    def begin(
+        self, game: Game, legal: list[str], mt: MoveTime, on_move: Callable[[str], None]
+    ) -> bool:
+        """Start thinking at once, from the callback that brought the turn (no task, no
+        turn of the loop); :meth:`choose` for the same position then finishes it, and
+        ``on_move(move)`` may get a legal answer sooner. False: nothing started."""
+        return False
 
     @abstractmethod
     async def choose(self, game: Game, legal: list[str], mt: MoveTime) -> str | None:
@@ -89,6 +98,8 @@ class EngineBrain(Brain):
         self.untimed_move_s = untimed_move_s
         self.label = command
         self._new: p.NewGame | None = None
+        #: a search :meth:`begin` started: (the history's length then, the search)
+        self._early: tuple[int, Search] | None = None
 
     def _line(self, direction: str, text: str) -> None:
         self.log(f"engine {direction} {text}")
@@ -110,12 +121,30 @@ class EngineBrain(Brain):
         if self._new is not None:
             await self.proc.new_game(self._new)
 
+    def begin(
+        self, game: Game, legal: list[str], mt: MoveTime, on_move: Callable[[str], None]
+    ) -> bool:
+        def answered(best: p.BestMove) -> None:
+            if best.move in legal:  # (anything else is choose()'s to judge)
+                on_move(best.move)
+
+        search = self.proc.begin_go(p.position_of(game), legal, mt.go, on_move=answered)
+        self._early = None if search is None else (len(game.history), search)
+        return search is not None
+
     async def choose(self, game: Game, legal: list[str], mt: MoveTime) -> str | None:
         allowed = mt.hard_ms / 1000 if mt.hard_ms is not None else self.untimed_move_s
         deadline = time.monotonic() + allowed
         wrong = 0
+        early, self._early = self._early, None
+        if early is not None and early[0] != len(game.history):
+            early = None  # (begun for another position: its answer is drained)
         while (left := deadline - time.monotonic()) > 0:
             try:
+                if early is not None:
+                    search, early = early[1], None
+                    answer = await self.proc.finish_go(search, timeout=left)
+                    return answer.move
                 if not self.proc.running:
                     await self._revive()
                     left = deadline - time.monotonic()
@@ -152,7 +181,7 @@ class EngineBrain(Brain):
         many in turn; ``newgame`` starts each), if it still runs: no start-up."""
         if not self.proc.running:
             return False
-        self.log, self._new = log, None
+        self.log, self._new, self._early = log, None, None
         return True
 
 

@@ -17,12 +17,16 @@ from typing import Any
 
 from clients.bot.brains import RESIGN, Brain, StruckOut
 from clients.bot.timing import move_time
-from clients.client import ArenaError, ConnectionLost
+from clients.client import ArenaError, ConnectionLost, RateLimitedError, Sent
 from clients.engines.process import EngineProcessError, EngineRefused
 from engine.base import EngineError, Game, game_class
 from protocol import messages as m
 
 Log = Callable[[str], None]
+
+#: how long run()'s part of a turn begun at once waits for the engine's answer to be
+#: sent first: an engine that takes longer leaves the runner idle meanwhile anyway
+HOLD_S = 0.005
 
 
 class GameLog:
@@ -74,15 +78,75 @@ class GameTask:
         self.started_game = 0
         self._meta: tuple[str, str, str, dict[str, Any]] | None = None
         self._moved_at = -1  # the history length the bot last answered for
+        self._waiting = False  # run() waits for the next message
+        self._early: Any = None  # the move_made fed that began a turn at once
+        #: a move sent as the engine's answer was read: (history length, move, its client,
+        #: the request)
+        self._sent: tuple[int, str, Any, Sent] | None = None
+        self._held: tuple[Any, float] | None = None  # the message run() gets once sent
+        self._hold: asyncio.TimerHandle | None = None
+        self._ended = False  # game_over or room_closed has come (run() may not know yet)
 
     def feed(self, msg: Any) -> None:
-        self.queue.put_nowait((msg, time.monotonic()))
+        received = time.monotonic()
+        if (
+            self._waiting
+            and msg.type == "move_made"
+            and self._held is None
+            and self.queue.empty()
+            and self._begin_turn(msg, received)
+        ):
+            # run()'s part of the turn waits until the move is sent (or HOLD_S passed):
+            # it would otherwise run first, and the engine's answer wait behind it
+            self._held = (msg, received)
+            self._hold = asyncio.get_running_loop().call_later(HOLD_S, self._unhold)
+            return
+        if msg.type in ("game_over", "room_closed"):
+            self._ended = True  # (an answer still on its way is not sent)
+        self._unhold()  # (in order: what was held first)
+        self.queue.put_nowait((msg, received))
+
+    def _unhold(self) -> None:
+        held, self._held = self._held, None
+        if held is not None:
+            if self._hold is not None:
+                self._hold.cancel()
+            self.queue.put_nowait(held)
+
+    def _begin_turn(self, ev: m.MoveMade, received: float) -> bool:
+        """The move that hands the bot its turn, as it arrives: follow it and ask the brain
+        at once, from the callback (no task, no turn of the loop: a move then crosses the
+        runner in the callbacks that carry it, the frame's and the engine's answer's).
+        run() sees the same message next and finishes the turn as usual. True: begun."""
+        self._apply_move(ev)
+        self._early = ev
+        game, seat, legal = self.game, self.seat, ev.legal_moves
+        if game is None or ev.to_move != seat or not legal or seat is None:
+            return False
+        if self._moved_at == len(game.history) or not self.online.is_set():
+            return False
+        mt = move_time(ev.clock, self.time_control, seat, received, self.margin_ms)
+        return self.brain.begin(game, list(legal), mt, self._answered)
+
+    def _answered(self, move: str) -> None:
+        """A legal answer to a search begun at once, as its line is read: sent now."""
+        if not self._ended and self.game is not None and self.online.is_set():
+            client = self.client_of()
+            sent = client.move_now(self.room, move)
+            if sent is not None:
+                sent.reply.add_done_callback(_seen)  # (whoever waits for it, or nobody)
+                self._sent = (len(self.game.history), move, client, sent)
+        self._unhold()
 
     async def run(self) -> m.GameResult | None:
         """Play until ``game_over`` (the result) or ``room_closed`` (``None``)."""
         turn: tuple[list[str], Any, float] | None = None
         while True:
-            msg, received = await self.queue.get()
+            self._waiting = True
+            try:
+                msg, received = await self.queue.get()
+            finally:
+                self._waiting = False
             kind = msg.type
             if kind == "room_state":
                 await self._from_state(msg)
@@ -92,7 +156,8 @@ class GameTask:
             elif kind == "game_started":
                 await self._start(msg)
             elif kind == "move_made":
-                self._apply_move(msg)
+                if msg is not self._early:  # (else followed as it arrived)
+                    self._apply_move(msg)
             elif kind == "player_eliminated":
                 self._apply_forfeit(msg)
             elif kind == "game_over":
@@ -224,6 +289,13 @@ class GameTask:
         """Play ``move`` (or resign) once the session is online; a move lost with a
         dropped connection is sent again after the resume (if it had arrived, the
         server refuses the copy, which is logged). Refusals are logged, never raised."""
+        sent, self._sent = self._sent, None
+        if (
+            sent is not None
+            and sent[:2] == (self._moved_at, move)
+            and await self._sent_early(sent[2], sent[3], move)
+        ):
+            return
         for _ in range(3):
             client = await self._connected()
             try:
@@ -237,3 +309,23 @@ class GameTask:
             except (ArenaError, TimeoutError) as exc:
                 self.log(f"the server refused {move!r}: {exc}")
                 return
+
+    async def _sent_early(self, client: Any, sent: Sent, move: str) -> bool:
+        """The server's answer to a move :meth:`_answered` sent; False: send it again (the
+        connection dropped, or it was refused as too fast: a patient send waits that out)."""
+        try:
+            await client.reply(sent)
+        except ConnectionLost:
+            self.log("connection lost while sending; sending again after the resume")
+            return False
+        except RateLimitedError:
+            return False
+        except (ArenaError, TimeoutError) as exc:
+            self.log(f"the server refused {move!r}: {exc}")
+        return True
+
+
+def _seen(fut: asyncio.Future[Any]) -> None:
+    """(a reply's error is taken, so that one nobody waited for is not reported as lost)"""
+    if not fut.cancelled():
+        fut.exception()

@@ -122,6 +122,15 @@ class SearchResult:
 
 
 @dataclass(frozen=True, slots=True)
+class Search:
+    """A ``go`` whose lines are written (:meth:`EngineProcess.begin_go`); its answer is
+    :meth:`EngineProcess.finish_go`'s."""
+
+    legal: Sequence[str] | None
+    started: float
+
+
+@dataclass(frozen=True, slots=True)
 class _Malformed:
     line: str
     error: str
@@ -133,6 +142,11 @@ class _Eof:
 
 _EOF = _Eof()
 _Item = p.Reply | _Malformed | _Eof
+
+
+def _go_lines(position: p.Position, legal: Sequence[str] | None, clocks: p.Go | None) -> list[str]:
+    cmds = [position, p.Legal(tuple(legal))] if legal is not None else [position]
+    return [p.format_command(cmd) for cmd in (*cmds, clocks or p.Go())]
 
 
 class _Replies(asyncio.Protocol):
@@ -147,6 +161,9 @@ class _Replies(asyncio.Protocol):
         self.limit = limit
         self.on_line = on_line
         self.transport: asyncio.ReadTransport | None = None
+        #: called with the next ``bestmove`` as its line is read, before it is queued
+        #: (:meth:`EngineProcess.begin_go`), then disarmed
+        self.on_move: Callable[[p.BestMove], None] | None = None
         self._partial = b""
         self._ended = False
 
@@ -170,13 +187,15 @@ class _Replies(asyncio.Protocol):
 
     def _line(self, raw: bytes) -> None:
         line = raw.decode("utf-8", "replace").rstrip("\r\n")
-        if self.on_line:
-            self.on_line("<", line)
         try:
             reply = p.parse_reply(line)
         except p.LineError as exc:
-            self.queue.put_nowait(_Malformed(line, str(exc)))
-            return
+            reply = _Malformed(line, str(exc))
+        if type(reply) is p.BestMove and (hook := self.on_move) is not None:
+            self.on_move = None
+            hook(reply)  # (before the line is logged: the move first)
+        if self.on_line:
+            self.on_line("<", line)
         if reply is not None:
             self.queue.put_nowait(reply)
 
@@ -364,14 +383,42 @@ class EngineProcess:
         is killed (``hung``). With ``legal``, a move not in it raises :class:`EngineIllegalMove`.
         """
         self._drain()
-        cmds = [position, p.Legal(tuple(legal))] if legal is not None else [position]
-        lines = [p.format_command(cmd) for cmd in (*cmds, clocks or p.Go())]
         started = time.perf_counter()
-        await self._write(*lines)  # one write: a move costs the runner one syscall
+        await self._write(*_go_lines(position, legal, clocks))  # one write: one syscall
+        return await self.finish_go(Search(legal, started), timeout)
+
+    def begin_go(
+        self,
+        position: p.Position,
+        legal: Sequence[str] | None = None,
+        clocks: p.Go | None = None,
+        on_move: Callable[[p.BestMove], None] | None = None,
+    ) -> Search | None:
+        """:meth:`go`'s first half, from a callback: the lines are written at once (no
+        task, no turn of the loop); :meth:`finish_go` waits for the answer. ``on_move``
+        gets the ``bestmove`` as its line is read, before the waiting task wakes (a runner
+        sends the move from there). ``None``, having written nothing, when the process is
+        not running or its pipe is not empty: then :meth:`go`."""
+        proc = self._proc
+        if proc is None or proc.stdin is None or proc.returncode is not None:
+            return None
+        if proc.stdin.transport.get_write_buffer_size() or self._replies is None:
+            return None
+        self._drain()
+        started = time.perf_counter()
+        try:
+            self._put(proc.stdin, _go_lines(position, legal, clocks))
+        except (BrokenPipeError, ConnectionResetError):
+            return None  # (go() says it crashed)
+        self._replies.on_move = on_move
+        return Search(legal, started)
+
+    async def finish_go(self, search: Search, timeout: float | None = None) -> SearchResult:
+        """The answer to the search ``begin_go`` (or :meth:`go`) started: see :meth:`go`."""
         infos: list[p.Info] = []
         unknown: list[str] = []
         try:
-            best = await self._expect(p.BestMove, timeout, "bestmove", infos, unknown)
+            best = await self._answer(timeout, infos, unknown)
         except EngineTimeout:
             late = await self._after_timeout(infos, unknown)
             seen = f"; it printed {unknown[-1]!r}" if unknown else ""
@@ -381,7 +428,8 @@ class EngineProcess:
                 late_move=late,
                 hung=late is None,
             ) from None
-        elapsed = (time.perf_counter() - started) * 1000
+        legal = search.legal
+        elapsed = (time.perf_counter() - search.started) * 1000
         if legal is not None and not best.resign and best.move not in legal:
             raise EngineIllegalMove(
                 f"illegal move {best.move!r}; legal: {' '.join(legal) or '(none)'}",
@@ -472,6 +520,15 @@ class EngineProcess:
             raise await self._crashed(f"the engine exited instead of answering {what}")
         return item
 
+    async def _answer(self, timeout: float | None, infos: list[p.Info], unknown: list[str]) -> Any:
+        """The ``bestmove``; the answer hook is disarmed however the wait ends (a late
+        answer, after a timeout, is the runner's to judge, not the hook's)."""
+        try:
+            return await self._expect(p.BestMove, timeout, "bestmove", infos, unknown)
+        finally:
+            if self._replies is not None:
+                self._replies.on_move = None
+
     async def _after_timeout(self, infos: list[p.Info], unknown: list[str]) -> str | None:
         with contextlib.suppress(EngineCrashed):
             await self._send(p.Stop())
@@ -493,7 +550,10 @@ class EngineProcess:
         return EngineCrashed(message + detail, code, tail)
 
     def _drain(self) -> None:
-        """Forget replies nobody waited for (a late ``bestmove``), keeping a pending EOF."""
+        """Forget replies nobody waited for (a late ``bestmove``), keeping a pending EOF;
+        an answer hook nobody waited for is dropped too."""
+        if self._replies is not None:
+            self._replies.on_move = None
         while not self._queue.empty():
             item = self._queue.get_nowait()
             if isinstance(item, _Eof):
@@ -507,18 +567,21 @@ class EngineProcess:
         proc = self._proc
         if proc is None or proc.stdin is None or proc.returncode is not None:
             raise await self._crashed("the engine is not running")
-        if self.on_line:
-            for text in lines:
-                self.on_line(">", text)
         stdin = proc.stdin
         try:
-            stdin.write("".join(f"{text}\n" for text in lines).encode())
+            self._put(stdin, lines)
             # drain only when the pipe is full or gone: a move's lines fit in the pipe, and
             # awaiting a drain that has nothing to wait for costs a coroutine per write
             if stdin.transport.get_write_buffer_size() or stdin.transport.is_closing():
                 await stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
             raise await self._crashed("the engine closed its input") from None
+
+    def _put(self, stdin: asyncio.StreamWriter, lines: Sequence[str]) -> None:
+        if self.on_line:
+            for text in lines:
+                self.on_line(">", text)
+        stdin.write("".join(f"{text}\n" for text in lines).encode())
 
     async def _read_stderr(self, stream: asyncio.StreamReader) -> None:
         with contextlib.suppress(ValueError):
@@ -540,5 +603,6 @@ __all__ = [
     "EngineRefused",
     "EngineTimeout",
     "LineHook",
+    "Search",
     "SearchResult",
 ]
