@@ -29,27 +29,6 @@ Log = Callable[[str], None]
 HOLD_S = 0.005
 
 
-class GameLog:
-    """A game's log, chosen once the brain knows its room: lines before that (a warm
-    engine's handshake) are kept and written first."""
-
-    def __init__(self) -> None:
-        self.target: Log | None = None
-        self._held: list[str] = []
-
-    def __call__(self, text: str) -> None:
-        if self.target is None:
-            self._held.append(text)
-        else:
-            self.target(text)
-
-    def attach(self, target: Log) -> None:
-        self.target = target
-        for text in self._held:
-            target(text)
-        self._held.clear()
-
-
 class GameTask:
     """Plays the bot's seat of ``room`` until the game there ends (or the room closes)."""
 

@@ -27,7 +27,8 @@ from clients.bot import seeking
 from clients.bot.brains import Brain, StruckOut
 from clients.bot.challenges import ChallengeDesk
 from clients.bot.config import BotConfig
-from clients.bot.game_task import GameLog, GameTask
+from clients.bot.game_task import GameTask
+from clients.bot.logs import FileLog, GameLog, flush_all
 from clients.client import ArenaError, Client, ConnectionLost, UnknownSessionError
 from clients.engines.process import EngineNotFound, EngineProcessError
 from protocol import messages as m
@@ -101,15 +102,7 @@ class BotRunner:
         """A per-game log (``--log-dir``: ``DIR/ROOM.log``, one timestamped line each)."""
         if self.cfg.log_dir is None:
             return lambda text: None
-        path = Path(self.cfg.log_dir) / f"{room}.log"
-        path.parent.mkdir(parents=True, exist_ok=True)
-
-        def log(text: str) -> None:
-            stamp = time.strftime("%H:%M:%S") + f".{int(time.time() * 1000) % 1000:03d}"
-            with path.open("a") as f:
-                f.write(f"{stamp} {text}\n")
-
-        return log
+        return FileLog(Path(self.cfg.log_dir) / f"{room}.log")
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` as a task of this run (cancelled when the run ends)."""
@@ -146,6 +139,7 @@ class BotRunner:
                 await self.client.logout()  # the name is free again at once
             with contextlib.suppress(Exception):
                 await self.client.close()
+            flush_all()
         if self.fatal is not None:
             self.say(f"stopped: {self.fatal}")
             return 1
@@ -347,6 +341,8 @@ class BotRunner:
                     await task.brain.close()
             with contextlib.suppress(ArenaError, ConnectionLost, TimeoutError):
                 await self.client.leave(task.room)
+            if isinstance(task.log, FileLog):
+                task.log.flush()
             self.tasks.pop(task.room, None)
             self.finished += 1
             self.changed.set()

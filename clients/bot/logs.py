@@ -1,0 +1,80 @@
+"""A bot's per-game logs: lines kept until a game has its room, and the files they go to.
+
+A file log's lines are written a batch at a time, at most :data:`FLUSH_S` after the
+first of them, at the game's end, and when the run ends (:func:`flush_all`): an open,
+a write and a close for each line cost more than the rest of the runner's share of a
+move (a move logs about six), and they came before the move was sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+Log = Callable[[str], None]
+
+#: at most this long between a line logged and its write to the file (seconds)
+FLUSH_S = 0.25
+
+#: file logs with lines not yet written (the run writes them as it ends)
+_PENDING: set[FileLog] = set()
+
+
+class GameLog:
+    """A game's log, chosen once the brain knows its room: lines before that (a warm
+    engine's handshake) are kept and written first."""
+
+    def __init__(self) -> None:
+        self.target: Log | None = None
+        self._held: list[str] = []
+
+    def __call__(self, text: str) -> None:
+        if self.target is None:
+            self._held.append(text)
+        else:
+            self.target(text)
+
+    def attach(self, target: Log) -> None:
+        self.target = target
+        for text in self._held:
+            target(text)
+        self._held.clear()
+
+
+class FileLog:
+    """``path``, one line per call, each stamped with the time it was logged."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lines: list[tuple[float, str]] = []
+        self._timer: asyncio.TimerHandle | None = None
+
+    def __call__(self, text: str) -> None:
+        self._lines.append((time.time(), text))
+        if self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(FLUSH_S, self.flush)
+            _PENDING.add(self)
+
+    def flush(self) -> None:
+        """Write the lines kept so far."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        _PENDING.discard(self)
+        lines, self._lines = self._lines, []
+        if lines:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a") as f:
+                f.write("".join(f"{_stamp(at)} {text}\n" for at, text in lines))
+
+
+def flush_all() -> None:
+    """Write every file log's kept lines (the run is ending)."""
+    for log in list(_PENDING):
+        log.flush()
+
+
+def _stamp(at: float) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(at)) + f".{int(at * 1000) % 1000:03d}"

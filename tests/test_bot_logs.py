@@ -1,0 +1,33 @@
+"""clients.bot.logs: a game's file log writes its lines in batches, in order, stamped
+with the time each was logged; nothing is lost at a game's or a run's end."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+from clients.bot.logs import FLUSH_S, FileLog, GameLog, flush_all
+
+STAMP = r"\d\d:\d\d:\d\d\.\d\d\d"
+
+
+async def test_lines_are_written_together_soon_after_and_all_at_the_end(tmp_path: Path) -> None:
+    log = FileLog(tmp_path / "logs" / "r1.log")
+    for n in range(3):
+        log(f"line {n}")
+    assert not log.path.exists()  # (kept: none of them was written on the move's path)
+    async with asyncio.timeout(FLUSH_S + 10):  # (written by its timer: nobody flushes)
+        while not log.path.exists():
+            await asyncio.sleep(0.01)
+    text = log.path.read_text()
+    assert re.fullmatch(rf"({STAMP} line \d\n){{3}}", text), text
+    assert [ln.split()[-1] for ln in text.splitlines()] == ["0", "1", "2"]
+    log("late")  # after the game: flushed with the run's end
+    held = GameLog()
+    held("before the room")
+    other = FileLog(tmp_path / "logs" / "r2.log")
+    held.attach(other)
+    flush_all()
+    assert log.path.read_text().endswith(" late\n")
+    assert other.path.read_text().endswith(" before the room\n")
