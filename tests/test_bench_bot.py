@@ -1,5 +1,6 @@
 """bench/bot.py keeps working: a tiny run through a real subprocess (a server, the slow
-opponent runner, the measured runner), its table and JSON checked for sane figures.
+opponent runner, the measured runner), its table and JSON checked for sane figures; and
+bench/bot_floor.py (its relay and engine real processes too).
 
 Only that it runs and measures what it says; the runner's time is never asserted here.
 """
@@ -44,3 +45,23 @@ def test_bench_bot_tiny_run(tmp_path: Path) -> None:
     # it (one clock for both, within its conversion's microseconds), each part in order
     assert res["parts_moves"] >= 1, res
     assert res["socket_wait_p50_ms"] > -0.05 and res["to_engine_p50_ms"] > 0, res
+
+
+def test_bench_bot_floor_tiny_run(tmp_path: Path) -> None:
+    out = tmp_path / "floor.json"
+    cmd = [
+        sys.executable,
+        str(ROOT / "bench" / "bot_floor.py"),
+        "--messages", "30",
+        "--gap-ms", "2",
+        "--json", str(out),
+    ]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "relay p50 ms" in proc.stdout, proc.stdout
+    res = json.loads(out.read_text())
+    # every message went through the engine and back; the relay's time is never negative
+    # (the kernel's stamp comes first), and the engine's own stamps were read
+    assert res["messages"] == 30, res
+    assert 0 < res["p50_ms"] <= res["p99_ms"] <= res["max_ms"], res
+    assert res["engine_p50_ms"] > 0, res
