@@ -7,28 +7,20 @@ Only that it runs and measures what it says; the runner's time is never asserted
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.bench_run import run_bench
 
 
 def test_bench_bot_tiny_run(tmp_path: Path) -> None:
-    out = tmp_path / "bot.json"
-    cmd = [
-        sys.executable,
-        str(ROOT / "bench" / "bot.py"),
+    stdout, res = run_bench(
+        "bot.py",
         "--games", "3",
         "--concurrency", "3",
         "--opponent-ms", "1000",
-        "--json", str(out),
-    ]  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "runner p99 ms" in proc.stdout, proc.stdout
-    res = json.loads(out.read_text())
+        json_to=tmp_path / "bot.json",
+    )  # fmt: skip
+    assert "runner p99 ms" in stdout, stdout
     assert res["games"] == 3 and res["exit"] == 0, res
     # every game overlapped the others: the opponent waits 1 s a move (a loaded machine
     # starts each engine slowly, and the games start one after another)
@@ -48,18 +40,13 @@ def test_bench_bot_tiny_run(tmp_path: Path) -> None:
 
 
 def test_bench_bot_floor_tiny_run(tmp_path: Path) -> None:
-    out = tmp_path / "floor.json"
-    cmd = [
-        sys.executable,
-        str(ROOT / "bench" / "bot_floor.py"),
+    stdout, res = run_bench(
+        "bot_floor.py",
         "--messages", "30",
         "--gap-ms", "2",
-        "--json", str(out),
-    ]  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "relay p50 ms" in proc.stdout, proc.stdout
-    res = json.loads(out.read_text())
+        json_to=tmp_path / "floor.json",
+    )  # fmt: skip
+    assert "relay p50 ms" in stdout, stdout
     # every message went through the engine and back; the relay's time is never negative
     # (the kernel's stamp comes first), and the engine's own stamps were read
     assert res["messages"] == 30, res

@@ -3,23 +3,16 @@ and JSON checked. Only that it runs and reports sane figures; speed is never ass
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.bench_run import run_bench
 
 
 def test_bench_paced_tiny_run(tmp_path: Path) -> None:
-    out = tmp_path / "paced.json"
-    cmd = [sys.executable, str(ROOT / "bench" / "paced.py"), "--run", "0.05:3", "--run", "0.1:2"]
-    cmd += ["--duration", "1.5", "--warmup", "0.2", "--workers", "1", "--json", str(out)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "Paced capacity: collapsi/standard, store memory, next game in a new room" in proc.stdout
-    assert "n/a: fewer games than the target's 150" in proc.stdout  # 2 games at the bot pace
-    res = json.loads(out.read_text())
+    args = ("--run", "0.05:3", "--run", "0.1:2", "--duration", "1.5", "--warmup", "0.2")
+    stdout, res = run_bench("paced.py", *args, "--workers", "1", json_to=tmp_path / "paced.json")
+    assert "Paced capacity: collapsi/standard, store memory, next game in a new room" in stdout
+    assert "n/a: fewer games than the target's 150" in stdout  # 2 games at the bot pace
     assert res["command"].startswith("bench/paced.py --run 0.05:3")
     fast, bot = res["runs"]
     assert (fast["pace"], fast["games"], bot["pace"], bot["games"]) == (0.05, 3, 0.1, 2)

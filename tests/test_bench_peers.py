@@ -7,19 +7,14 @@ asserted, only that both paths played real games and the report and JSON say so.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.bench_run import run_bench
 
 
 def test_bench_peers_arena_side_tiny_run(tmp_path: Path) -> None:
-    out = tmp_path / "peers.json"
-    cmd = [
-        sys.executable,
-        str(ROOT / "bench" / "peers" / "run.py"),
+    stdout, res = run_bench(
+        "peers/run.py",
         "--only-arena",
         "--games", "2",
         "--duration", "1",
@@ -28,13 +23,10 @@ def test_bench_peers_arena_side_tiny_run(tmp_path: Path) -> None:
         "--workers", "1",
         "--connections", "8",
         "--idle-seconds", "0.5",
-        "--json", str(out),
-    ]  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "newroom" in proc.stdout and "inroom" in proc.stdout, proc.stdout
-    assert "idle arena: 8 connections" in proc.stdout, proc.stdout
-    res = json.loads(out.read_text())
+        json_to=tmp_path / "peers.json",
+    )  # fmt: skip
+    assert "newroom" in stdout and "inroom" in stdout, stdout
+    assert "idle arena: 8 connections" in stdout, stdout
     for path in ("newroom", "inroom"):
         run = res["runs"][f"arena {path}"]
         # whole games were played on both paths, nothing refused

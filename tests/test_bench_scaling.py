@@ -6,27 +6,22 @@ Only that it runs and reports sane figures; speed itself is never asserted in te
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.bench_run import run_bench
 
 
 def test_bench_scaling_tiny_run(tmp_path: Path) -> None:
-    out = tmp_path / "scaling.json"
-    cmd = [
-        sys.executable, str(ROOT / "bench" / "scaling.py"),
+    stdout, res = run_bench(
+        "scaling.py",
         "--cells", "1", "--nodes", "2", "--games", "2", "--think", "0",
         "--duration", "2", "--warmup", "0.5", "--workers", "1",
-        "--idle", "20", "--idle-s", "1", "--json", str(out),
-    ]  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180, cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "| c0n0 |" in proc.stdout and "| c0n1 |" in proc.stdout
-    assert "commands per move:" in proc.stdout
-    res = json.loads(out.read_text())
+        "--idle", "20", "--idle-s", "1",
+        json_to=tmp_path / "scaling.json",
+        timeout=180,
+    )  # fmt: skip
+    assert "| c0n0 |" in stdout and "| c0n1 |" in stdout
+    assert "commands per move:" in stdout
     (cell,) = res["games"]["cells"]
     assert len(cell["nodes"]) == 2
     assert all(n["moves"] > 0 and n["cpu_us_move"] > 0 for n in cell["nodes"])

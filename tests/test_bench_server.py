@@ -5,20 +5,15 @@ Only that it runs and reports sane figures; speed itself is never asserted in te
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.bench_run import ROOT, run_bench
 
 
 def test_bench_server_tiny_run(tmp_path: Path) -> None:
-    out = tmp_path / "server.json"
-    cmd = [
-        sys.executable,
-        str(ROOT / "bench" / "server.py"),
+    stdout, res = run_bench(
+        "server.py",
         "--games", "2",
         "--duration", "1",
         "--warmup", "0.3",
@@ -27,11 +22,9 @@ def test_bench_server_tiny_run(tmp_path: Path) -> None:
         "--connections", "40",
         "--idle-seconds", "0.5",
         "--think", "0.1,0.05",
-        "--json", str(out),
-    ]  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    text = proc.stdout
+        json_to=tmp_path / "server.json",
+    )  # fmt: skip
+    text = stdout
     for line in (
         "arena moves, new rooms",
         "arena moves, in room",
@@ -48,7 +41,6 @@ def test_bench_server_tiny_run(tmp_path: Path) -> None:
         "logged-in connections per GiB (target >= 40,000: ",
     ):
         assert line in text, text
-    res = json.loads(out.read_text())
     arena, echo, relay, idle = res["arena"], res["echo"], res["relay"], res["idle"]
     assert [p["think"] for p in res["paced"]] == [0.1, 0.05]
     paced = res["paced"][0]
@@ -72,22 +64,17 @@ def test_bench_server_tiny_run(tmp_path: Path) -> None:
 
 def test_bench_server_cpu_tiny_run() -> None:
     """bench/server_cpu.py (the in-process driver) plays whole games and reports."""
-    cmd = [sys.executable, str(ROOT / "bench" / "server_cpu.py"), "--pairs", "2", "--games", "2"]
-    cmd += ["--rounds", "2"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "CPU per move (server and clients, no syscalls): min " in proc.stdout
-    per_game = float(proc.stdout.split(";")[-1].split()[0])
-    assert 2 <= per_game <= 20, proc.stdout  # real Collapsi games were played
+    stdout, _ = run_bench("server_cpu.py", "--pairs", "2", "--games", "2", "--rounds", "2")
+    assert "CPU per move (server and clients, no syscalls): min " in stdout
+    per_game = float(stdout.split(";")[-1].split()[0])
+    assert 2 <= per_game <= 20, stdout  # real Collapsi games were played
 
 
 def test_bench_server_cpu_counts_calls_per_move(tmp_path: Path) -> None:
     """bench/server_cpu.py --profile: also Python calls per move, a count load does not move."""
-    cmd = [sys.executable, str(ROOT / "bench" / "server_cpu.py"), "--pairs", "2", "--games", "1"]
-    cmd += ["--rounds", "2", "--profile", str(tmp_path / "prof")]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    line = proc.stdout.strip().splitlines()[-1]
+    args = ("--pairs", "2", "--games", "1", "--rounds", "2", "--profile", str(tmp_path / "prof"))
+    stdout, _ = run_bench("server_cpu.py", *args)
+    line = stdout.strip().splitlines()[-1]
     assert line.startswith("Python function calls per move (profiled): "), line
     assert 100 < float(line.split(": ")[1]) < 100_000, line  # hundreds of calls, never none
     assert (tmp_path / "prof").stat().st_size > 0
@@ -97,16 +84,14 @@ def test_bench_server_instr_native_tiny_run(tmp_path: Path) -> None:
     """bench/server_instr.py runs a checkout's real ``arena serve`` (here this one, twice
     as two roots) through its fixed games and reports per move; ``--native`` skips
     valgrind (minutes under it), ``--strace`` counts system calls when strace is here."""
-    out = tmp_path / "instr.json"
-    cmd = [sys.executable, str(ROOT / "bench" / "server_instr.py"), "--native", "--pairs", "2"]
-    cmd += ["--games", "1", "--rounds", "1", "--root", str(ROOT), "--rematch", "--json", str(out)]
+    args = ["--native", "--pairs", "2", "--games", "1", "--rounds", "1", "--root", str(ROOT)]
+    args.append("--rematch")
     strace = shutil.which("strace") is not None
     if strace:
-        cmd.append("--strace")
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "CPU us per move, rematches in one room, memory presence" in proc.stdout
-    (runs,) = json.loads(out.read_text())["runs"].values()
+        args.append("--strace")
+    stdout, res = run_bench("server_instr.py", *args, json_to=tmp_path / "instr.json")
+    assert "CPU us per move, rematches in one room, memory presence" in stdout
+    (runs,) = res["runs"].values()
     (run,) = runs
     assert 2 * 4 <= run["moves"] <= 2 * 40, run  # two real games were played and counted
     assert run["cpu_us"] >= 0
