@@ -98,7 +98,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     how.add_argument(
         "--max-strikes", type=int, help="misbehaviours before the engine is stopped (default 3)"
     )
-    how.add_argument("--log-dir", metavar="DIR", help="write a log per game there")
+    how.add_argument(
+        "--log-dir", metavar="DIR", help="write a log per game there (lines within 0.25 s)"
+    )
     how.add_argument(
         "--reconnect-s", type=float, help="keep trying to reconnect so long (default 60)"
     )
