@@ -16,12 +16,18 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "clients" / "examples"
 BAD = Path(__file__).resolve().parent / "engines" / "bad_engine.py"
+THINKER = Path(__file__).resolve().parent / "engines" / "thinker_engine.py"
 LANGUAGES = ("python", "node", "c")
 
 
 def bad(mode: str) -> list[str]:
     """A misbehaving engine (tests/engines/bad_engine.py) in ``mode``."""
     return [sys.executable, str(BAD), mode]
+
+
+def thinker(seconds: float) -> list[str]:
+    """tests/engines/thinker_engine.py: thinks ``seconds`` a move, in a thread."""
+    return [sys.executable, str(THINKER), str(seconds)]
 
 
 def example_argv(language: str, workdir: Path) -> list[str]:

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.engine_examples import ROOT, bad, example_argv
+from tests.engine_examples import ROOT, bad, example_argv, thinker
 from tests.tcp_proxy import TcpProxy
 
 PY_ENGINE = f"{sys.executable} {ROOT / 'clients' / 'examples' / 'python' / 'random_engine.py'}"
@@ -416,6 +416,55 @@ async def test_the_runner_resumes_after_its_connection_is_cut_mid_game(arena, tm
         assert "reconnected: session resumed" in lines, lines
         assert_complete(lines, 1)
         assert proxy.accepted >= 2
+
+
+@pytest.mark.timeout(120)
+async def test_a_search_the_games_end_cuts_short_is_stopped(arena, tmp_path):
+    """The bot's engine (one that thinks a second, in a thread) is asked as ann's move
+    arrives; ann resigns at once. The game is over before the engine answers: the runner
+    sends ``stop`` and drops the answer (it is no move for any later position), with no
+    strike and no move sent."""
+    await arena.start()
+    async with bots(
+        arena_bot(
+            arena.url,
+            "thinker",
+            "--engine",
+            shlex.join(thinker(1.0)),
+            "--quick-match",
+            "collapsi",
+            "--games",
+            "1",
+            "--log-dir",
+            str(tmp_path),
+        ),
+    ) as (bot,):
+        await bot.wait_for("logged in")
+        ann = await arena.client("ann")
+        await ann.quick_match("collapsi", rated=False)
+        matched = await ann.next(type="matched", timeout=30)
+        room, seat = matched.room, matched.seat
+        while True:
+            ev = await ann.next(
+                type=("game_started", "move_made", "game_over"), room=room, timeout=30
+            )
+            if ev.type == "game_over":
+                break
+            if ev.to_move == seat:
+                await ann.move(room, ev.legal_moves[0])
+            elif ev.type == "move_made" and ev.seat == seat and ev.ply >= 2:
+                # the bot is asked now (sooner, before both had moved, aborts the game)
+                await ann.resign(room)
+        assert ev.result.reason == "resign", ev.result
+        code, lines, err = await bot.finish()
+        assert code == 0, err
+        assert not any("strike" in ln for ln in lines), lines
+        [log] = tmp_path.iterdir()
+        text = log.read_text().splitlines()
+        over = next(i for i, ln in enumerate(text) if "game over" in ln)
+        after = [ln.split(" ", 1)[1] for ln in text[over:]]
+        assert "engine > stop" in after and any("engine < bestmove" in ln for ln in after), text
+        assert not any(ln.startswith("plays ") for ln in after), text
 
 
 @pytest.mark.timeout(120)

@@ -13,7 +13,8 @@ STAMP = r"\d\d:\d\d:\d\d\.\d\d\d"
 
 
 async def test_lines_are_written_together_soon_after_and_all_at_the_end(tmp_path: Path) -> None:
-    log = FileLog(tmp_path / "logs" / "r1.log")
+    errors: list[str] = []
+    log = FileLog(tmp_path / "logs" / "r1.log", errors.append)
     for n in range(3):
         log(f"line {n}")
     assert not log.path.exists()  # (kept: none of them was written on the move's path)
@@ -26,8 +27,18 @@ async def test_lines_are_written_together_soon_after_and_all_at_the_end(tmp_path
     log("late")  # after the game: flushed with the run's end
     held = GameLog()
     held("before the room")
-    other = FileLog(tmp_path / "logs" / "r2.log")
+    other = FileLog(tmp_path / "logs" / "r2.log", errors.append)
     held.attach(other)
     flush_all()
     assert log.path.read_text().endswith(" late\n")
     assert other.path.read_text().endswith(" before the room\n")
+    assert errors == []
+
+
+def test_a_log_that_cannot_be_written_says_so_once(tmp_path: Path) -> None:
+    (tmp_path / "taken").write_text("a file where the log's folder should be")
+    errors: list[str] = []
+    log = FileLog(tmp_path / "taken" / "r1.log", errors.append)
+    log("one")  # (no running loop: written at once)
+    log("two")
+    assert len(errors) == 1 and "cannot write the game log" in errors[0], errors

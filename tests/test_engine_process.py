@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -17,8 +18,11 @@ from clients.engines.process import (
     EngineProcess,
     EngineRefused,
     EngineTimeout,
+    Search,
 )
-from tests.engine_examples import LANGUAGES, bad, example_argv
+from tests.engine_examples import LANGUAGES, bad, example_argv, thinker
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # -- the codec -------------------------------------------------------------------
 
@@ -311,7 +315,9 @@ def test_a_search_begun_at_once_gives_its_answer_to_the_hook(tmp_path):
             search = await _begin(eng, seen)
             result = await eng.finish_go(search, timeout=5)
             assert seen == [result.move] and result.move in _game().legal_moves()
-            assert (await _go(eng)).move in _game().legal_moves()
+            await eng.send_line("go")  # (the same position again, with nothing disarming)
+            again = await eng.finish_go(Search(None, 0.0), timeout=5)
+            assert again.move in _game().legal_moves()
             assert seen == [result.move]  # disarmed once it had its answer
         assert eng.begin_go(p.position_of(_game())) is None  # (not running: go() says why)
 
@@ -326,5 +332,38 @@ def test_a_late_answer_after_stop_is_not_given_to_the_hook():
             with pytest.raises(EngineTimeout) as err:
                 await eng.finish_go(search, timeout=0.2)
             assert err.value.late_move == _game().legal_moves()[0] and seen == []
+
+    asyncio.run(main())
+
+
+def test_a_search_begun_at_once_and_cancelled_is_stopped_and_its_answer_dropped(tmp_path):
+    async def main() -> None:
+        game = _game()
+        first, second = game.legal_moves()[:2]
+        async with EngineProcess(thinker(1.5)) as eng:
+            await eng.new_game(p.new_game_of(game, 0))
+            seen: list[str] = []
+            search = eng.begin_go(p.position_of(game), [first], on_move=seen.append)
+            assert search is not None
+            await eng.cancel_go()  # (its game ended): stop, the answer taken and dropped
+            assert eng.running and seen == []
+            answer = await eng.go(p.position_of(game), [second], timeout=10)
+            assert answer.move == second  # not the cancelled search's
+        async with EngineProcess(example_argv("python", tmp_path)) as eng:
+            await eng.new_game(p.new_game_of(game, 0))
+            answered = asyncio.Event()
+            search = eng.begin_go(
+                p.position_of(game), game.legal_moves(), on_move=lambda b: answered.set()
+            )
+            await asyncio.wait_for(answered.wait(), 10)
+            await eng.cancel_go()  # answered already: no stop (it would wait for nothing)
+            assert eng.running
+            assert (await _go(eng)).move in game.legal_moves()
+        slow = [sys.executable, str(ROOT / "bench" / "instant_engine.py"), "--think-ms", "5000"]
+        async with EngineProcess(slow, stop_grace=0.2) as eng:
+            await eng.new_game(p.new_game_of(game, 0))
+            assert eng.begin_go(p.position_of(game), game.legal_moves()) is not None
+            await eng.cancel_go()  # deaf to stop while it thinks: killed
+            assert not eng.running
 
     asyncio.run(main())

@@ -70,6 +70,10 @@ class Brain(ABC):
     async def game_over(self, winner: int | None, reason: str) -> None:  # noqa: B027
         """The game ended (an optional hook)."""
 
+    async def abandon(self) -> None:  # noqa: B027 - optional hook
+        """The turn :meth:`begin` started ended without :meth:`choose` (the game ended
+        first): stop thinking about it."""
+
     async def close(self) -> None:  # noqa: B027 - optional hook
         """Release what :meth:`start` took."""
 
@@ -165,6 +169,11 @@ class EngineBrain(Brain):
                 if wrong >= 2:  # asked once more: still wrong, resign (the policy)
                     return RESIGN
         return None
+
+    async def abandon(self) -> None:
+        early, self._early = self._early, None
+        if early is not None:
+            await self.proc.cancel_go()
 
     async def game_over(self, winner: int | None, reason: str) -> None:
         if self.proc.running:

@@ -73,7 +73,7 @@ class GameTask:
             and msg.type == "move_made"
             and self._held is None
             and self.queue.empty()
-            and self._begin_turn(msg, received)
+            and self._begin_turn_safely(msg, received)
         ):
             # run()'s part of the turn waits until the move is sent (or HOLD_S passed):
             # it would otherwise run first, and the engine's answer wait behind it
@@ -92,6 +92,15 @@ class GameTask:
                 self._hold.cancel()
             self.queue.put_nowait(held)
 
+    def _begin_turn_safely(self, ev: m.MoveMade, received: float) -> bool:
+        """:meth:`_begin_turn`, which runs inside the websocket's data callback: a failure
+        there must not take the frames after it with it (the task's way is taken)."""
+        try:
+            return self._begin_turn(ev, received)
+        except Exception as exc:
+            self.log(f"could not begin the turn at once: {exc!r}")
+            return False
+
     def _begin_turn(self, ev: m.MoveMade, received: float) -> bool:
         """The move that hands the bot its turn, as it arrives: follow it and ask the brain
         at once, from the callback (no task, no turn of the loop: a move then crosses the
@@ -108,17 +117,31 @@ class GameTask:
         return self.brain.begin(game, list(legal), mt, self._answered)
 
     def _answered(self, move: str) -> None:
-        """A legal answer to a search begun at once, as its line is read: sent now."""
-        if not self._ended and self.game is not None and self.online.is_set():
-            client = self.client_of()
-            sent = client.move_now(self.room, move)
-            if sent is not None:
-                sent.reply.add_done_callback(_seen)  # (whoever waits for it, or nobody)
-                self._sent = (len(self.game.history), move, client, sent)
-        self._unhold()
+        """A legal answer to a search begun at once, as its line is read: sent now. (It
+        runs inside the engine's output callback, which must go on reading: a failure
+        leaves the move to the task.)"""
+        try:
+            if not self._ended and self.game is not None and self.online.is_set():
+                client = self.client_of()
+                sent = client.move_now(self.room, move)
+                if sent is not None:
+                    sent.reply.add_done_callback(_seen)  # (whoever waits for it, or nobody)
+                    self._sent = (len(self.game.history), move, client, sent)
+        except Exception as exc:
+            self.log(f"could not send {move!r} at once: {exc!r}")
+        finally:
+            self._unhold()
 
     async def run(self) -> m.GameResult | None:
         """Play until ``game_over`` (the result) or ``room_closed`` (``None``)."""
+        try:
+            result = await self._until_over()
+        finally:
+            self._ended = True  # (an answer still on its way is not sent)
+        await self.brain.abandon()  # (a search begun for a turn the game's end cut short)
+        return result
+
+    async def _until_over(self) -> m.GameResult | None:
         turn: tuple[list[str], Any, float] | None = None
         while True:
             self._waiting = True
@@ -241,6 +264,9 @@ class GameTask:
             self.log(f"no move: {exc}")
             move = None
         took = (time.monotonic() - started) * 1000
+        sent = self._sent
+        if sent is not None and sent[0] == len(self.game.history):
+            move = sent[1]  # sent as the engine's answer was read: played, whatever followed
         if move is None:
             self.log(f"no move in {took:.0f} ms; the clock decides")
             if mt.hard_ms is None:

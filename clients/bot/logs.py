@@ -44,17 +44,24 @@ class GameLog:
 
 
 class FileLog:
-    """``path``, one line per call, each stamped with the time it was logged."""
+    """``path``, one line per call, each stamped with the time it was logged; a file that
+    cannot be written is reported once to ``on_error`` (its lines are dropped)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, on_error: Log) -> None:
         self.path = path
+        self.on_error: Log | None = on_error
         self._lines: list[tuple[float, str]] = []
         self._timer: asyncio.TimerHandle | None = None
 
     def __call__(self, text: str) -> None:
         self._lines.append((time.time(), text))
         if self._timer is None:
-            self._timer = asyncio.get_running_loop().call_later(FLUSH_S, self.flush)
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # (no loop: nothing to wait on, written now)
+                self.flush()
+                return
+            self._timer = loop.call_later(FLUSH_S, self.flush)
             _PENDING.add(self)
 
     def flush(self) -> None:
@@ -64,10 +71,16 @@ class FileLog:
             self._timer = None
         _PENDING.discard(self)
         lines, self._lines = self._lines, []
-        if lines:
+        if not lines:
+            return
+        try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a") as f:
                 f.write("".join(f"{_stamp(at)} {text}\n" for at, text in lines))
+        except OSError as exc:
+            report, self.on_error = self.on_error, None
+            if report is not None:
+                report(f"cannot write the game log {self.path}: {exc}")
 
 
 def flush_all() -> None:

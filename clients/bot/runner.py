@@ -102,7 +102,7 @@ class BotRunner:
         """A per-game log (``--log-dir``: ``DIR/ROOM.log``, one timestamped line each)."""
         if self.cfg.log_dir is None:
             return lambda text: None
-        return FileLog(Path(self.cfg.log_dir) / f"{room}.log")
+        return FileLog(Path(self.cfg.log_dir) / f"{room}.log", self.say)
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` as a task of this run (cancelled when the run ends)."""

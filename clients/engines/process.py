@@ -162,8 +162,9 @@ class _Replies(asyncio.Protocol):
         self.on_line = on_line
         self.transport: asyncio.ReadTransport | None = None
         #: called with the next ``bestmove`` as its line is read, before it is queued
-        #: (:meth:`EngineProcess.begin_go`), then disarmed
+        #: (:meth:`EngineProcess.begin_go`), then disarmed; it must not raise
         self.on_move: Callable[[p.BestMove], None] | None = None
+        self.answered = True  # a bestmove was read since the last search began
         self._partial = b""
         self._ended = False
 
@@ -191,9 +192,11 @@ class _Replies(asyncio.Protocol):
             reply = p.parse_reply(line)
         except p.LineError as exc:
             reply = _Malformed(line, str(exc))
-        if type(reply) is p.BestMove and (hook := self.on_move) is not None:
-            self.on_move = None
-            hook(reply)  # (before the line is logged: the move first)
+        if type(reply) is p.BestMove:
+            self.answered = True
+            if (hook := self.on_move) is not None:
+                self.on_move = None
+                hook(reply)  # (before the line is logged: the move first)
         if self.on_line:
             self.on_line("<", line)
         if reply is not None:
@@ -385,6 +388,8 @@ class EngineProcess:
         self._drain()
         started = time.perf_counter()
         await self._write(*_go_lines(position, legal, clocks))  # one write: one syscall
+        if self._replies is not None:
+            self._replies.answered = False
         return await self.finish_go(Search(legal, started), timeout)
 
     def begin_go(
@@ -410,8 +415,21 @@ class EngineProcess:
             self._put(proc.stdin, _go_lines(position, legal, clocks))
         except (BrokenPipeError, ConnectionResetError):
             return None  # (go() says it crashed)
-        self._replies.on_move = on_move
+        self._replies.on_move, self._replies.answered = on_move, False
         return Search(legal, started)
+
+    async def cancel_go(self) -> None:
+        """Stop a search :meth:`begin_go` began that nobody will finish (its game ended
+        first): ``stop`` unless it has answered, and its ``bestmove`` dropped, so that
+        it is not taken for the answer to a later ``go``; no answer within
+        ``stop_grace``: killed. Nothing is raised: the engine did nothing wrong."""
+        replies = self._replies
+        if replies is None or not self.running:
+            return
+        replies.on_move = None
+        if not replies.answered:
+            await self._after_timeout([], [])
+        self._drain()
 
     async def finish_go(self, search: Search, timeout: float | None = None) -> SearchResult:
         """The answer to the search ``begin_go`` (or :meth:`go`) started: see :meth:`go`."""
