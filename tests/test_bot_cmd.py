@@ -13,6 +13,7 @@ import os
 import shlex
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -147,6 +148,21 @@ async def all_complete(
         if specs:
             played = sorted(ln.split()[4] for ln in bot.games())
             assert played == sorted(g if g.count("/") == 2 else _full(g) for g in specs)
+
+
+async def quick_match_events(player: Any) -> AsyncIterator[tuple[Any, Any]]:
+    """``player`` (a test client) seeks an unrated Collapsi quick match; then each event of
+    its game (``game_started``, ``move_made``) with the ``matched`` message, ``game_over``
+    last."""
+    await player.quick_match("collapsi", rated=False)
+    matched = await player.next(type="matched", timeout=30)
+    while True:
+        ev = await player.next(
+            type=("game_started", "move_made", "game_over"), room=matched.room, timeout=30
+        )
+        yield matched, ev
+        if ev.type == "game_over":
+            return
 
 
 def assert_complete(lines: list[str], count: int) -> None:
@@ -396,17 +412,10 @@ async def test_the_runner_resumes_after_its_connection_is_cut_mid_game(arena, tm
     ):
         await bot.wait_for("logged in")
         ann = await arena.client("ann")
-        await ann.quick_match("collapsi", rated=False)
-        matched = await ann.next(type="matched", timeout=30)
-        room, seat, moves = matched.room, matched.seat, 0
-        while True:
-            ev = await ann.next(
-                type=("game_started", "move_made", "game_over"), room=room, timeout=30
-            )
-            if ev.type == "game_over":
-                break
-            if ev.to_move == seat:
-                await ann.move(room, ev.legal_moves[0])
+        moves = 0
+        async for matched, ev in quick_match_events(ann):
+            if ev.type != "game_over" and ev.to_move == matched.seat:
+                await ann.move(matched.room, ev.legal_moves[0])
                 moves += 1
                 if moves == 2:
                     proxy.cut()
@@ -441,20 +450,14 @@ async def test_a_search_the_games_end_cuts_short_is_stopped(arena, tmp_path):
     ) as (bot,):
         await bot.wait_for("logged in")
         ann = await arena.client("ann")
-        await ann.quick_match("collapsi", rated=False)
-        matched = await ann.next(type="matched", timeout=30)
-        room, seat = matched.room, matched.seat
-        while True:
-            ev = await ann.next(
-                type=("game_started", "move_made", "game_over"), room=room, timeout=30
-            )
+        async for matched, ev in quick_match_events(ann):
             if ev.type == "game_over":
                 break
-            if ev.to_move == seat:
-                await ann.move(room, ev.legal_moves[0])
-            elif ev.type == "move_made" and ev.seat == seat and ev.ply >= 2:
+            if ev.to_move == matched.seat:
+                await ann.move(matched.room, ev.legal_moves[0])
+            elif ev.type == "move_made" and ev.seat == matched.seat and ev.ply >= 2:
                 # the bot is asked now (sooner, before both had moved, aborts the game)
-                await ann.resign(room)
+                await ann.resign(matched.room)
         assert ev.result.reason == "resign", ev.result
         code, lines, err = await bot.finish()
         assert code == 0, err
