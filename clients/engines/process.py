@@ -9,7 +9,9 @@ stable ``code``, so a runner can apply its strike policy (ENGINE_PROTOCOL.md,
 :class:`EngineRefused`, :class:`EngineNotFound`. After a crash or a hang,
 :meth:`EngineProcess.restart` starts a fresh process with the same options.
 
-The codec is :mod:`clients.engines.protocol`; this module only moves lines.
+The codec is :mod:`clients.engines.protocol`, the errors are
+:mod:`clients.engines.errors` (re-exported here), the output's reading
+:mod:`clients.engines.replies`; this module only moves lines.
 """
 
 from __future__ import annotations
@@ -22,78 +24,23 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from clients.engines import protocol as p
+from clients.engines.errors import (
+    EngineCrashed,
+    EngineGarbled,
+    EngineIllegalMove,
+    EngineNotFound,
+    EngineProcessError,
+    EngineRefused,
+    EngineTimeout,
+)
+from clients.engines.replies import Eof, Item, LineHook, Malformed, Replies
 from clients.engines.spawn import SpawnedProcess, spawn
 
 if TYPE_CHECKING:
     from engine.base import Game
-
-#: ``on_line(direction, text)``: ``">"`` a line sent, ``"<"`` received, ``"!"`` on stderr
-LineHook = Callable[[str, str], None]
-
-
-class EngineProcessError(Exception):
-    """Base of what an engine program can do wrong; ``code`` is stable."""
-
-    code: ClassVar[str] = "engine_error"
-
-
-class EngineNotFound(EngineProcessError):
-    """The program could not be started (no such file, not executable)."""
-
-    code = "engine_not_found"
-
-
-class EngineCrashed(EngineProcessError):
-    """The program exited (or closed its output) when it should have answered."""
-
-    code = "engine_crashed"
-
-    def __init__(self, message: str, returncode: int | None = None, stderr: str = "") -> None:
-        super().__init__(message)
-        self.returncode = returncode
-        self.stderr = stderr
-
-
-class EngineTimeout(EngineProcessError):
-    """No answer in time. ``late_move`` is the ``bestmove`` it gave after ``stop``, if any;
-    ``hung`` is true when it did not even answer ``stop`` (the process is then killed)."""
-
-    code = "engine_timeout"
-
-    def __init__(self, message: str, late_move: str | None = None, hung: bool = False) -> None:
-        super().__init__(message)
-        self.late_move = late_move
-        self.hung = hung
-
-
-class EngineGarbled(EngineProcessError):
-    """A line that breaks the protocol where an answer was due (``bestmove`` with no move...)."""
-
-    code = "engine_garbled"
-
-    def __init__(self, message: str, line: str = "") -> None:
-        super().__init__(message)
-        self.line = line
-
-
-class EngineIllegalMove(EngineProcessError):
-    """A ``bestmove`` that is not among the legal moves it was sent."""
-
-    code = "engine_illegal_move"
-
-    def __init__(self, message: str, move: str, legal: Sequence[str]) -> None:
-        super().__init__(message)
-        self.move = move
-        self.legal = tuple(legal)
-
-
-class EngineRefused(EngineProcessError):
-    """The engine answered ``error ...`` (a game or variant it does not play)."""
-
-    code = "engine_refused"
 
 
 @dataclass(slots=True)
@@ -130,103 +77,9 @@ class Search:
     started: float
 
 
-@dataclass(frozen=True, slots=True)
-class _Malformed:
-    line: str
-    error: str
-
-
-class _Eof:
-    pass
-
-
-_EOF = _Eof()
-_Item = p.Reply | _Malformed | _Eof
-
-
 def _go_lines(position: p.Position, legal: Sequence[str] | None, clocks: p.Go | None) -> list[str]:
     cmds = [position, p.Legal(tuple(legal))] if legal is not None else [position]
     return [p.format_command(cmd) for cmd in (*cmds, clocks or p.Go())]
-
-
-class _Replies(asyncio.Protocol):
-    """The engine's output, parsed as it arrives: each whole line goes to ``queue`` as a
-    reply at once, so an answer wakes the request waiting for it directly (a StreamReader
-    wakes a reading task first: one more turn of the loop per answer). A line longer
-    than ``limit`` makes the output unusable: it is reported, then the end, and nothing
-    more is read. The end (EOF) is queued once."""
-
-    def __init__(self, queue: asyncio.Queue[_Item], limit: int, on_line: LineHook | None) -> None:
-        self.queue = queue
-        self.limit = limit
-        self.on_line = on_line
-        self.transport: asyncio.ReadTransport | None = None
-        #: called with the next ``bestmove`` as its line is read, before it is queued
-        #: (:meth:`EngineProcess.begin_go`), then disarmed; it must not raise
-        self.on_move: Callable[[p.BestMove], None] | None = None
-        self.answered = True  # a bestmove was read since the last search began
-        self._partial = b""
-        self._ended = False
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
-
-    def data_received(self, data: bytes) -> None:
-        if self._ended:
-            return
-        buf = self._partial + data if self._partial else data
-        start = 0
-        while (end := buf.find(b"\n", start)) >= 0:
-            if end - start > self.limit:
-                self._too_long()
-                return
-            self._line(buf[start:end])
-            start = end + 1
-        self._partial = buf[start:]
-        if len(self._partial) > self.limit:
-            self._too_long()
-
-    def _line(self, raw: bytes) -> None:
-        line = raw.decode("utf-8", "replace").rstrip("\r\n")
-        try:
-            reply = p.parse_reply(line)
-        except p.LineError as exc:
-            reply = _Malformed(line, str(exc))
-        if type(reply) is p.BestMove:
-            self.answered = True
-            if (hook := self.on_move) is not None:
-                self.on_move = None
-                hook(reply)  # (before the line is logged: the move first)
-        if self.on_line:
-            self.on_line("<", line)
-        if reply is not None:
-            self.queue.put_nowait(reply)
-
-    def _too_long(self) -> None:
-        self.queue.put_nowait(_Malformed("<line too long>", f"over {p.MAX_LINE} bytes"))
-        self._end()
-        if self.transport is not None:
-            self.transport.pause_reading()  # (not read any more, as its stream was)
-
-    def _end(self) -> None:
-        if not self._ended:
-            self._ended = True
-            self._partial = b""
-            self.queue.put_nowait(_EOF)
-
-    def eof_received(self) -> None:
-        if self._partial and not self._ended:  # a last line without its newline
-            self._line(self._partial)
-        self._end()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.eof_received()
-
-    def close(self) -> None:
-        """Stop reading (the process is gone or being replaced): nothing more is queued."""
-        self._ended = True
-        if self.transport is not None:
-            self.transport.close()
 
 
 def _loop_time(deadline: float) -> float:
@@ -264,9 +117,9 @@ class EngineProcess:
         self.restarts = 0
         self._options: dict[str, str | None] = {}
         self._proc: SpawnedProcess | None = None
-        self._queue: asyncio.Queue[_Item] = asyncio.Queue()
+        self._queue: asyncio.Queue[Item] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
-        self._replies: _Replies | None = None
+        self._replies: Replies | None = None
         self._stderr: deque[str] = deque(maxlen=20)
 
     # -- life cycle -------------------------------------------------------------
@@ -291,8 +144,8 @@ class EngineProcess:
 
     async def start(self) -> EngineInfo:
         """Start the program and do the handshake; raises on failure (and kills it)."""
-        queue: asyncio.Queue[_Item] = asyncio.Queue()
-        replies = _Replies(queue, p.MAX_LINE + 2, self.on_line)  # (readline's limit)
+        queue: asyncio.Queue[Item] = asyncio.Queue()
+        replies = Replies(queue, p.MAX_LINE + 2, self.on_line)  # (readline's limit)
         try:
             # started off the loop (spawn.py): a runner's other games play on meanwhile
             self._proc = await spawn(
@@ -482,7 +335,7 @@ class EngineProcess:
         deadline = time.monotonic() + self.handshake_timeout
         while True:
             item = await self._next(deadline, "arenaok (the handshake)")
-            if isinstance(item, _Malformed):
+            if isinstance(item, Malformed):
                 raise EngineGarbled(f"bad handshake line {item.line!r}: {item.error}", item.line)
             if isinstance(item, p.Id):
                 ids[item.key] = item.value
@@ -512,16 +365,16 @@ class EngineProcess:
             item = await self._next(deadline, what)
             if isinstance(item, kind):
                 return item
-            if isinstance(item, _Malformed) and item.line.split()[0] == what:
+            if isinstance(item, Malformed) and item.line.split()[0] == what:
                 raise EngineGarbled(f"garbled {what}: {item.line!r} ({item.error})", item.line)
             if isinstance(item, p.EngineErrorLine):
                 raise EngineRefused(f"the engine answered error: {item.text}")
             if isinstance(item, p.Info) and infos is not None:
                 infos.append(item)
-            elif isinstance(item, p.Unknown | _Malformed) and unknown is not None:
-                unknown.append(item.line if isinstance(item, _Malformed) else item.text)
+            elif isinstance(item, p.Unknown | Malformed) and unknown is not None:
+                unknown.append(item.line if isinstance(item, Malformed) else item.text)
 
-    async def _next(self, deadline: float | None, what: str) -> p.Reply | _Malformed:
+    async def _next(self, deadline: float | None, what: str) -> p.Reply | Malformed:
         queue = self._queue
         if not queue.empty() and (deadline is None or time.monotonic() < deadline):
             # (an answer already read: no wait, no timer)
@@ -534,7 +387,7 @@ class EngineProcess:
                     item = await queue.get()
             except TimeoutError:
                 raise EngineTimeout(f"no {what} in the time allowed") from None
-        if isinstance(item, _Eof):
+        if isinstance(item, Eof):
             raise await self._crashed(f"the engine exited instead of answering {what}")
         return item
 
@@ -574,7 +427,7 @@ class EngineProcess:
             self._replies.on_move = None
         while not self._queue.empty():
             item = self._queue.get_nowait()
-            if isinstance(item, _Eof):
+            if isinstance(item, Eof):
                 self._queue.put_nowait(item)
                 return
 
