@@ -141,14 +141,14 @@ class EngineBrain(Brain):
         deadline = time.monotonic() + allowed
         wrong = 0
         early, self._early = self._early, None
-        if early is not None and early[0] != len(game.history):
-            early = None  # (begun for another position: its answer is drained)
+        # a search begun for this position is finished, once (one begun for another is
+        # drained by the next go)
+        search = early[1] if early is not None and early[0] == len(game.history) else None
         while (left := deadline - time.monotonic()) > 0:
             try:
-                if early is not None:
-                    search, early = early[1], None
-                    answer = await self.proc.finish_go(search, timeout=left)
-                    return answer.move
+                if search is not None:
+                    begun, search = search, None
+                    return (await self.proc.finish_go(begun, timeout=left)).move
                 if not self.proc.running:
                     await self._revive()
                     left = deadline - time.monotonic()

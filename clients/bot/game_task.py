@@ -73,7 +73,7 @@ class GameTask:
             and msg.type == "move_made"
             and self._held is None
             and self.queue.empty()
-            and self._begin_turn_safely(msg, received)
+            and self._begin_turn(msg, received)
         ):
             # run()'s part of the turn waits until the move is sent (or HOLD_S passed):
             # it would otherwise run first, and the engine's answer wait behind it
@@ -92,29 +92,26 @@ class GameTask:
                 self._hold.cancel()
             self.queue.put_nowait(held)
 
-    def _begin_turn_safely(self, ev: m.MoveMade, received: float) -> bool:
-        """:meth:`_begin_turn`, which runs inside the websocket's data callback: a failure
-        there must not take the frames after it with it (the task's way is taken)."""
-        try:
-            return self._begin_turn(ev, received)
-        except Exception as exc:
-            self.log(f"could not begin the turn at once: {exc!r}")
-            return False
-
     def _begin_turn(self, ev: m.MoveMade, received: float) -> bool:
         """The move that hands the bot its turn, as it arrives: follow it and ask the brain
         at once, from the callback (no task, no turn of the loop: a move then crosses the
         runner in the callbacks that carry it, the frame's and the engine's answer's).
-        run() sees the same message next and finishes the turn as usual. True: begun."""
-        self._apply_move(ev)
-        self._early = ev
-        game, seat, legal = self.game, self.seat, ev.legal_moves
-        if game is None or ev.to_move != seat or not legal or seat is None:
+        run() sees the same message next and finishes the turn as usual. True: begun. (It
+        runs inside the websocket's data callback: a failure must not take the frames
+        after it with it; the task's way is taken.)"""
+        try:
+            self._apply_move(ev)
+            self._early = ev  # (followed: run() does not apply it again)
+            game, seat, legal = self.game, self.seat, ev.legal_moves
+            if game is None or ev.to_move != seat or not legal or seat is None:
+                return False
+            if self._moved_at == len(game.history) or not self.online.is_set():
+                return False
+            mt = move_time(ev.clock, self.time_control, seat, received, self.margin_ms)
+            return self.brain.begin(game, list(legal), mt, self._answered)
+        except Exception as exc:
+            self.log(f"could not begin the turn at once: {exc!r}")
             return False
-        if self._moved_at == len(game.history) or not self.online.is_set():
-            return False
-        mt = move_time(ev.clock, self.time_control, seat, received, self.margin_ms)
-        return self.brain.begin(game, list(legal), mt, self._answered)
 
     def _answered(self, move: str) -> None:
         """A legal answer to a search begun at once, as its line is read: sent now. (It
@@ -264,9 +261,11 @@ class GameTask:
             self.log(f"no move: {exc}")
             move = None
         took = (time.monotonic() - started) * 1000
-        sent = self._sent
-        if sent is not None and sent[0] == len(self.game.history):
-            move = sent[1]  # sent as the engine's answer was read: played, whatever followed
+        early, self._sent = self._sent, None
+        if early is not None and early[0] != len(self.game.history):
+            early = None  # (another position's)
+        if early is not None:
+            move = early[1]  # sent as the engine's answer was read: played, whatever followed
         if move is None:
             self.log(f"no move in {took:.0f} ms; the clock decides")
             if mt.hard_ms is None:
@@ -274,7 +273,8 @@ class GameTask:
             return
         self._moved_at = len(self.game.history)
         self.log(f"plays {move} ({took:.0f} ms)")
-        await self.send_move(move)
+        if early is None or not await self._sent_early(early[2], early[3], move):
+            await self.send_move(move)
 
     async def _connected(self) -> Any:
         """The client once the session is connected. A task told of a drop (its request
@@ -294,13 +294,6 @@ class GameTask:
         """Play ``move`` (or resign) once the session is online; a move lost with a
         dropped connection is sent again after the resume (if it had arrived, the
         server refuses the copy, which is logged). Refusals are logged, never raised."""
-        sent, self._sent = self._sent, None
-        if (
-            sent is not None
-            and sent[:2] == (self._moved_at, move)
-            and await self._sent_early(sent[2], sent[3], move)
-        ):
-            return
         for _ in range(3):
             client = await self._connected()
             try:

@@ -240,9 +240,9 @@ class EngineProcess:
         """
         self._drain()
         started = time.perf_counter()
-        await self._write(*_go_lines(position, legal, clocks))  # one write: one syscall
         if self._replies is not None:
-            self._replies.answered = False
+            self._replies.answered = False  # (before the write: it may answer during it)
+        await self._write(*_go_lines(position, legal, clocks))  # one write: one syscall
         return await self.finish_go(Search(legal, started), timeout)
 
     def begin_go(
