@@ -358,6 +358,16 @@ class Stopwatch:
                 put(*args)
 
             proc.begin_go, proc.finish_go, proc._put = timed_begin, timed_finish, stamped_put
+        if (finish_new := getattr(proc, "finish_new_game", None)) is not None:
+            # (a runner that begins a game's newgame from the frame's callback)
+
+            async def timed_finish_new(*args: Any, **kw: Any) -> None:
+                began = time.perf_counter()
+                await finish_new(*args, **kw)
+                if (mv := current()) is not None:
+                    mv.other.append((began, began))  # (its round trip: the runner's)
+
+            proc.finish_new_game = timed_finish_new
         return brain
 
 

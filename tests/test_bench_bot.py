@@ -28,9 +28,9 @@ def test_bench_bot_tiny_run(tmp_path: Path) -> None:
     # one measured move per turn of the measured runner's seat, each with the engine's
     # own time taken out of the turn's: what is left is the runner's, never negative
     assert res["moves"] >= 3, res
-    # the moves that followed the opponent's were sent from the engine answer's callback
-    # (a game's first move comes with the game's start, and takes the task's way)
-    assert max(1, res["moves"] - 3) <= res["sent_at_once"] <= res["moves"], res
+    # every move was sent from the engine answer's callback, a game's first too (its
+    # search begun as the engine's readyok to the game's newgame was read)
+    assert res["sent_at_once"] >= res["moves"], res
     assert 0 < res["runner_p50_ms"] <= res["runner_max_ms"], res
     assert res["engine_p50_ms"] > 0, res  # (the engine's own stamps were read)
     # the parts of a move: the kernel's stamp of the frame comes before the runner reads

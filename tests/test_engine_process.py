@@ -367,3 +367,32 @@ def test_a_search_begun_at_once_and_cancelled_is_stopped_and_its_answer_dropped(
             assert not eng.running
 
     asyncio.run(main())
+
+
+def test_a_game_begun_at_once_calls_the_hook_at_readyok_and_not_after_a_refusal(tmp_path):
+    async def main() -> None:
+        game = _game()
+        async with EngineProcess(example_argv("python", tmp_path)) as eng:
+            seen: list[str] = []
+
+            def ready() -> None:  # (as arena bot does: the first search begun from here)
+                seen.append("ready")
+                search = eng.begin_go(p.position_of(game), game.legal_moves(), p.Go())
+                assert search is not None
+                begun.append(search)
+
+            begun: list[Search] = []
+            assert eng.begin_new_game(p.new_game_of(game, 0), ready)
+            await eng.finish_new_game(timeout=5)  # (its readyok, queued after the hook ran)
+            assert seen == ["ready"] and len(begun) == 1
+            assert (await eng.finish_go(begun[0], timeout=5)).move in game.legal_moves()
+        async with EngineProcess(bad("refuse")) as eng:
+            seen = []
+            assert eng.begin_new_game(p.new_game_of(game, 0), lambda: seen.append("ready"))
+            with pytest.raises(EngineRefused, match="I play nothing"):
+                await eng.finish_new_game(timeout=5)
+            await eng.isready()  # its readyok after the error: no hook (nothing is sent)
+            assert seen == []
+        assert not eng.begin_new_game(p.new_game_of(game, 0), lambda: None)  # not running
+
+    asyncio.run(main())

@@ -55,6 +55,13 @@ class Brain(ABC):
     async def new_game(self, game: Game, seat: int) -> None:  # noqa: B027 - optional hook
         """A game starts; raises :class:`EngineRefused` for a game it does not play."""
 
+    def begin_game(self, game: Game, seat: int, on_ready: Callable[[], None]) -> bool:
+        """Start getting ready for a game at once, from the callback that brought it (no
+        task, no turn of the loop); ``on_ready()`` when ready, so that the first turn can
+        :meth:`begin` from there. :meth:`new_game` for the same game then finishes it.
+        False: nothing started."""
+        return False
+
     def begin(
         self, game: Game, legal: list[str], mt: MoveTime, on_move: Callable[[str], None]
     ) -> bool:
@@ -102,6 +109,7 @@ class EngineBrain(Brain):
         self.untimed_move_s = untimed_move_s
         self.label = command
         self._new: p.NewGame | None = None
+        self._new_begun = False  # begin_game() sent self._new: new_game() waits for it
         #: a search :meth:`begin` started: (the history's length then, the search)
         self._early: tuple[int, Search] | None = None
 
@@ -115,8 +123,18 @@ class EngineBrain(Brain):
             await self.proc.set_option(name, value)
 
     async def new_game(self, game: Game, seat: int) -> None:
+        cmd = p.new_game_of(game, seat)
+        begun, self._new_begun = self._new_begun and cmd == self._new, False
+        self._new = cmd
+        if begun:
+            await self.proc.finish_new_game()
+        else:
+            await self.proc.new_game(cmd)
+
+    def begin_game(self, game: Game, seat: int, on_ready: Callable[[], None]) -> bool:
         self._new = p.new_game_of(game, seat)
-        await self.proc.new_game(self._new)
+        self._new_begun = self.proc.begin_new_game(self._new, on_ready)
+        return self._new_begun
 
     async def _revive(self) -> None:
         """Start the process again after a crash or a hang, and give it the game."""
@@ -190,7 +208,7 @@ class EngineBrain(Brain):
         many in turn; ``newgame`` starts each), if it still runs: no start-up."""
         if not self.proc.running:
             return False
-        self.log, self._new, self._early = log, None, None
+        self.log, self._new, self._early, self._new_begun = log, None, None, False
         return True
 
 

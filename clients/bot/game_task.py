@@ -27,6 +27,10 @@ Log = Callable[[str], None]
 #: how long run()'s part of a turn begun at once waits for the engine's answer to be
 #: sent first: an engine that takes longer leaves the runner idle meanwhile anyway
 HOLD_S = 0.005
+#: the messages run() acts on (the others are not queued)
+_FOLLOWED = frozenset(
+    ("room_state", "game_started", "move_made", "player_eliminated", "game_over", "room_closed")
+)
 
 
 class GameTask:
@@ -56,9 +60,10 @@ class GameTask:
         self.result: m.GameResult | None = None
         self.started_game = 0
         self._meta: tuple[str, str, str, dict[str, Any]] | None = None
+        self._new_pending = False  # a game followed that the brain has not been told of
         self._moved_at = -1  # the history length the bot last answered for
-        self._waiting = False  # run() waits for the next message
-        self._early: Any = None  # the move_made fed that began a turn at once
+        self._waiting = True  # run() waits for (or, not started, will take) the next message
+        self._early: Any = None  # the message fed that was followed as it arrived
         #: a move sent as the engine's answer was read: (history length, move, its client,
         #: the request)
         self._sent: tuple[int, str, Any, Sent] | None = None
@@ -68,19 +73,23 @@ class GameTask:
 
     def feed(self, msg: Any) -> None:
         received = time.monotonic()
-        if (
-            self._waiting
-            and msg.type == "move_made"
-            and self._held is None
-            and self.queue.empty()
-            and self._begin_turn(msg, received)
-        ):
-            # run()'s part of the turn waits until the move is sent (or HOLD_S passed):
-            # it would otherwise run first, and the engine's answer wait behind it
-            self._held = (msg, received)
-            self._hold = asyncio.get_running_loop().call_later(HOLD_S, self._unhold)
+        kind = msg.type
+        if kind not in _FOLLOWED:
             return
-        if msg.type in ("game_over", "room_closed"):
+        if self._waiting and self._held is None and self.queue.empty():
+            if kind == "game_started" and self._meta is None:
+                return  # (nothing to follow yet: the room_state that comes next says it all)
+            if kind == "move_made":
+                began = self._begin_turn(msg, received)
+            else:
+                began = kind in ("room_state", "game_started") and self._begin_game(msg, received)
+            if began:
+                # run()'s part waits until the move is sent (or HOLD_S passed): it would
+                # otherwise run first, and the engine's answer wait behind it
+                self._held = (msg, received)
+                self._hold = asyncio.get_running_loop().call_later(HOLD_S, self._unhold)
+                return
+        if kind in ("game_over", "room_closed"):
             self._ended = True  # (an answer still on its way is not sent)
         self._unhold()  # (in order: what was held first)
         self.queue.put_nowait((msg, received))
@@ -112,6 +121,48 @@ class GameTask:
         except Exception as exc:
             self.log(f"could not begin the turn at once: {exc!r}")
             return False
+
+    def _begin_game(self, st: m.RoomState | m.GameStarted, received: float) -> bool:
+        """A message that starts a game, as it arrives: follow it and have the brain get
+        ready at once (an engine's ``newgame``, from the callback); the first turn begins
+        as the engine says it is ready (:meth:`_ready`), so that a game's first move
+        crosses the runner in callbacks too. run() sees the same message next and
+        finishes the start as usual. True: begun. (Inside the websocket's data callback:
+        a failure leaves the message to the task.)"""
+        try:
+            if st.type == "room_state":
+                self._follow_state(st)
+            else:
+                self._follow_start(st)
+            self._early = st  # (followed: run() does not follow it again)
+            game, seat = self.game, self.seat
+            if not self._new_pending or game is None or seat is None:
+                return False
+            if not self.online.is_set():
+                return False
+            return self.brain.begin_game(game, seat, lambda: self._ready(st, received))
+        except Exception as exc:
+            self.log(f"could not begin the game at once: {exc!r}")
+            return False
+
+    def _ready(self, st: m.RoomState | m.GameStarted, received: float) -> None:
+        """The brain is ready for the game :meth:`_begin_game` began: the first turn, if
+        the bot's, begins at once. (Inside the engine's output callback: a failure leaves
+        the turn to the task.)"""
+        begun = False
+        try:
+            game, seat, legal = self.game, self.seat, st.legal_moves
+            mine = game is not None and seat is not None and st.to_move == seat and legal
+            if mine and not self._ended and self.online.is_set():
+                assert game is not None and seat is not None
+                if self._moved_at != len(game.history):
+                    mt = move_time(st.clock, self.time_control, seat, received, self.margin_ms)
+                    begun = self.brain.begin(game, list(legal or ()), mt, self._answered)
+        except Exception as exc:
+            self.log(f"could not begin the first turn at once: {exc!r}")
+        finally:
+            if not begun:
+                self._unhold()
 
     def _answered(self, move: str) -> None:
         """A legal answer to a search begun at once, as its line is read: sent now. (It
@@ -148,12 +199,18 @@ class GameTask:
                 self._waiting = False
             kind = msg.type
             if kind == "room_state":
-                await self._from_state(msg)
+                if msg is not self._early:  # (else followed as it arrived)
+                    self._follow_state(msg)
+                if self._new_pending:
+                    await self._new_game()
                 if msg.status == "finished" and msg.result is not None:
                     self.result = msg.result
                     return msg.result
             elif kind == "game_started":
-                await self._start(msg)
+                if msg is not self._early:
+                    self._follow_start(msg)
+                if self._new_pending:
+                    await self._new_game()
             elif kind == "move_made":
                 if msg is not self._early:  # (else followed as it arrived)
                     self._apply_move(msg)
@@ -175,8 +232,9 @@ class GameTask:
                 turn = None
 
     # -- the game ----------------------------------------------------------------------
-    async def _from_state(self, st: m.RoomState) -> None:
-        """A snapshot (on joining, after a resume): the authoritative game so far."""
+    def _follow_state(self, st: m.RoomState) -> None:
+        """A snapshot (on joining, after a resume): the authoritative game so far (a new
+        one: :attr:`_new_pending`)."""
         self.seat = st.you
         self.time_control = st.time_control
         self._meta = (st.game, st.rules, st.variant, st.options)
@@ -191,9 +249,9 @@ class GameTask:
             self._play(move)
         if fresh:
             self.started_game = st.game_number
-            await self._new_game()
+            self._new_pending = True
 
-    async def _start(self, ev: m.GameStarted) -> None:
+    def _follow_start(self, ev: m.GameStarted) -> None:
         if ev.game_number <= self.started_game or self._meta is None:
             return  # known already, or the room_state that follows will tell
         self.seat = next(
@@ -201,7 +259,7 @@ class GameTask:
         )
         self.game = self._build(len(ev.seats), ev.setup)
         self.started_game = ev.game_number
-        await self._new_game()
+        self._new_pending = True
 
     def _me(self) -> str | None:
         player = self.client_of().player
@@ -216,6 +274,7 @@ class GameTask:
 
     async def _new_game(self) -> None:
         assert self.game is not None and self.seat is not None
+        self._new_pending = False
         g = self.game
         self.log(f"game {self.started_game} starts: {g.name}/{g.variant}, seat {self.seat}")
         try:

@@ -225,6 +225,34 @@ class EngineProcess:
         await self._send(cmd)
         await self.isready(timeout)
 
+    def begin_new_game(self, cmd: p.NewGame, on_ready: Callable[[], None]) -> bool:
+        """:meth:`new_game`'s first half, from a callback: ``newgame`` and ``isready`` are
+        written at once; ``on_ready()`` is called as the ``readyok`` is read (not if the
+        engine refused with ``error`` first), so that the first search can begin from
+        there; :meth:`finish_new_game` waits for it. False, having written nothing, when
+        the process is not running or its pipe is not empty: then :meth:`new_game`."""
+        proc, replies = self._proc, self._replies
+        if proc is None or proc.stdin is None or proc.returncode is not None or replies is None:
+            return False
+        if proc.stdin.transport.get_write_buffer_size():
+            return False
+        self._drain()
+        try:
+            self._put(proc.stdin, [p.format_command(cmd), p.format_command(p.IsReady())])
+        except (BrokenPipeError, ConnectionResetError):
+            return False  # (new_game() says it crashed)
+        replies.on_ready = on_ready
+        return True
+
+    async def finish_new_game(self, timeout: float = 10.0) -> None:
+        """The end of a game :meth:`begin_new_game` began: its ``readyok`` (an ``error``
+        raises :class:`EngineRefused`, as in :meth:`new_game`)."""
+        try:
+            await self._expect(p.ReadyOk, timeout, "readyok")
+        finally:
+            if self._replies is not None:
+                self._replies.on_ready = None
+
     async def go(
         self,
         position: p.Position,
@@ -424,7 +452,7 @@ class EngineProcess:
         """Forget replies nobody waited for (a late ``bestmove``), keeping a pending EOF;
         an answer hook nobody waited for is dropped too."""
         if self._replies is not None:
-            self._replies.on_move = None
+            self._replies.on_move = self._replies.on_ready = None
         while not self._queue.empty():
             item = self._queue.get_nowait()
             if isinstance(item, Eof):

@@ -3,7 +3,8 @@
 :class:`Replies` is the protocol on the program's stdout pipe: each whole line is parsed
 and queued at once, so the request waiting for it wakes on the loop's next turn (a
 StreamReader would wake a reading task first), and a ``bestmove`` goes to an armed hook
-before it is queued (a runner sends the move from there).
+before it is queued (a runner sends the move from there), as does a ``readyok`` (a
+runner begins the game's first search from there).
 """
 
 from __future__ import annotations
@@ -47,6 +48,11 @@ class Replies(asyncio.Protocol):
         #: called with the next ``bestmove`` as its line is read, before it is queued
         #: (:meth:`EngineProcess.begin_go`), then disarmed; it must not raise
         self.on_move: Callable[[p.BestMove], None] | None = None
+        #: called as the next ``readyok`` is read, before it is queued
+        #: (:meth:`EngineProcess.begin_new_game`), then disarmed; an ``error`` line read
+        #: first disarms it (the engine refused the game: nothing is sent for it); it
+        #: must not raise
+        self.on_ready: Callable[[], None] | None = None
         self.answered = True  # a bestmove was read since the last search began
         self._partial = b""
         self._ended = False
@@ -80,6 +86,12 @@ class Replies(asyncio.Protocol):
             if (hook := self.on_move) is not None:
                 self.on_move = None
                 hook(reply)  # (before the line is logged: the move first)
+        elif type(reply) is p.ReadyOk:
+            if (ready := self.on_ready) is not None:
+                self.on_ready = None
+                ready()
+        elif type(reply) is p.EngineErrorLine:
+            self.on_ready = None
         if self.on_line:
             self.on_line("<", line)
         if reply is not None:
