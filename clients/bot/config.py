@@ -64,6 +64,11 @@ class BotConfig:
     reconnect_s: float = 60.0
     seed: int = 0
 
+    def specs(self) -> list[tuple[str, str | None, str | None]]:
+        """Every game spec named (quick match, open rooms, joins, challenges), as :meth:`spec`."""
+        named = (*self.quick_match, *self.open_room, *self.join, *self.challenge[1:])
+        return [self.spec(t) for t in named]
+
     def spec(self, text: str) -> tuple[str, str | None, str | None]:
         """``GAME[/VARIANT[/RULES]]`` as (game, variant, rules); ``--variant`` and
         ``--rules`` fill what it leaves out."""
@@ -118,8 +123,7 @@ class BotConfig:
         if self.margin_ms < 0:
             raise ConfigError("--margin-ms must not be negative")
         self.time_control()
-        specs = [self.spec(t) for t in (*self.quick_match, *self.open_room, *self.join)]
-        specs += [self.spec(t) for t in self.challenge[1:]]
+        specs = self.specs()
         if self.level is not None:
             from engine.ai import LEVELS
 
