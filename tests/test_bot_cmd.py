@@ -568,3 +568,67 @@ async def test_the_sdk_bot_plays_every_two_player_game(arena, tmp_path):
         assert_complete(lines, len(TWO_PLAYER))
         assert lines[0] == f"bot sdk: logged in at {arena.url}"
         await lvl.finish()
+
+
+def _first_go_before_readyok(log: list[str]) -> bool:
+    """In a game log: the first ``go`` was written before the ``readyok`` to the game's
+    ``newgame`` was logged, i.e. from the callback that read it (the line is logged after
+    the hook ran); the task's way writes it after."""
+    text = [ln.split(" ", 1)[1] for ln in log]
+    new = next(i for i, ln in enumerate(text) if ln.startswith("engine > newgame"))
+    ready = next(i for i, ln in enumerate(text[new:], new) if ln == "engine < readyok")
+    go = next(i for i, ln in enumerate(text[new:], new) if ln.startswith("engine > go"))
+    return go < ready
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("how", ["quick-match", "open-room"])
+async def test_a_games_first_move_is_asked_for_as_the_engine_is_ready(arena, tmp_path, how):
+    """The seat that moves first asks its engine for the first move as the engine's
+    ``readyok`` to ``newgame`` is read: quick match starts the game with a ``room_state``
+    (after the ``game_started``), a room the bot opened with a ``game_started``."""
+    await arena.start()
+    first, second = (
+        (
+            ("--quick-match", "collapsi"),
+            ("--quick-match", "collapsi"),
+        )
+        if how == "quick-match"
+        else (("--open-room", "collapsi"), ("--join", "collapsi"))
+    )
+    logs = [tmp_path / "a", tmp_path / "b"]
+    async with bots(
+        arena_bot(
+            arena.url,
+            "amber",
+            "--engine",
+            PY_ENGINE,
+            *first,
+            "--games",
+            "1",
+            "--log-dir",
+            str(logs[0]),
+        ),
+    ) as (a,):
+        await a.wait_for("logged in" if how == "quick-match" else "waiting for players")
+        async with bots(
+            arena_bot(
+                arena.url,
+                "birch",
+                "--engine",
+                PY_ENGINE,
+                *second,
+                "--games",
+                "1",
+                "--log-dir",
+                str(logs[1]),
+            ),
+        ) as (b,):
+            await all_complete((a, b), 1)
+    seats = {}
+    for d in logs:
+        [log] = d.iterdir()
+        text = log.read_text().splitlines()
+        seat = next(int(ln.rsplit(" ", 1)[1]) for ln in text if " starts: " in ln)
+        seats[seat] = _first_go_before_readyok(text)
+    assert seats == {0: True, 1: False}, seats  # (seat 1's first go follows a move_made)

@@ -386,13 +386,53 @@ def test_a_game_begun_at_once_calls_the_hook_at_readyok_and_not_after_a_refusal(
             await eng.finish_new_game(timeout=5)  # (its readyok, queued after the hook ran)
             assert seen == ["ready"] and len(begun) == 1
             assert (await eng.finish_go(begun[0], timeout=5)).move in game.legal_moves()
-        async with EngineProcess(bad("refuse")) as eng:
+        # the refusal and its readyok in one write: both read in one callback, the hook
+        # disarmed by the error line there (not by finish_new_game's end)
+        async with EngineProcess([sys.executable, "-c", _REFUSER]) as eng:
             seen = []
             assert eng.begin_new_game(p.new_game_of(game, 0), lambda: seen.append("ready"))
             with pytest.raises(EngineRefused, match="I play nothing"):
                 await eng.finish_new_game(timeout=5)
-            await eng.isready()  # its readyok after the error: no hook (nothing is sent)
+            await eng.isready()  # (the refusal's readyok, then this one's: in step)
             assert seen == []
         assert not eng.begin_new_game(p.new_game_of(game, 0), lambda: None)  # not running
+
+    asyncio.run(main())
+
+
+#: refuses every game, its error and readyok in one write; says arenaok only after 0.3 s
+_REFUSER = """
+import sys, time
+refused = False
+for line in sys.stdin:
+    word = line.split()[0] if line.split() else ""
+    if word == "arena":
+        time.sleep(0.3)
+        sys.stdout.write("id name refuser\\narenaok 1\\n")
+    elif word == "newgame":
+        refused = True
+    elif word == "isready":
+        sys.stdout.write("error I play nothing\\nreadyok\\n" if refused else "readyok\\n")
+        refused = False
+    sys.stdout.flush()
+"""
+
+
+def test_nothing_is_begun_at_once_while_the_engine_starts():
+    async def main() -> None:
+        game = _game()
+        eng = EngineProcess([sys.executable, "-c", _REFUSER])
+        starting = asyncio.create_task(eng.start())
+        for _ in range(500):  # (until the process runs: its handshake takes 0.3 s more)
+            if eng.running:
+                break
+            await asyncio.sleep(0.01)
+        assert eng.running and not starting.done()
+        # the handshake first (ENGINE_PROTOCOL.md): no newgame, no go before arenaok
+        assert not eng.begin_new_game(p.new_game_of(game, 0), lambda: None)
+        assert eng.begin_go(p.position_of(game), game.legal_moves()) is None
+        await starting
+        assert eng.begin_new_game(p.new_game_of(game, 0), lambda: None)  # now it may
+        await eng.quit()
 
     asyncio.run(main())

@@ -110,6 +110,9 @@ class EngineBrain(Brain):
         self.label = command
         self._new: p.NewGame | None = None
         self._new_begun = False  # begin_game() sent self._new: new_game() waits for it
+        #: start() has finished (the handshake and the options): until then the callbacks
+        #: begin nothing (a game whose engine starts as it begins: the task's way)
+        self._up = False
         #: a search :meth:`begin` started: (the history's length then, the search)
         self._early: tuple[int, Search] | None = None
 
@@ -121,6 +124,7 @@ class EngineBrain(Brain):
         self.label = f"{info.name} ({self.label})"
         for name, value in self.options.items():
             await self.proc.set_option(name, value)
+        self._up = True
 
     async def new_game(self, game: Game, seat: int) -> None:
         cmd = p.new_game_of(game, seat)
@@ -132,6 +136,8 @@ class EngineBrain(Brain):
             await self.proc.new_game(cmd)
 
     def begin_game(self, game: Game, seat: int, on_ready: Callable[[], None]) -> bool:
+        if not self._up:
+            return False
         self._new = p.new_game_of(game, seat)
         self._new_begun = self.proc.begin_new_game(self._new, on_ready)
         return self._new_begun
@@ -150,6 +156,8 @@ class EngineBrain(Brain):
             if best.move in legal:  # (anything else is choose()'s to judge)
                 on_move(best.move)
 
+        if not self._up:
+            return False
         search = self.proc.begin_go(p.position_of(game), legal, mt.go, on_move=answered)
         self._early = None if search is None else (len(game.history), search)
         return search is not None

@@ -66,9 +66,10 @@ def settle_heap() -> None:
 
 
 def warm_games(specs: list[tuple[str, str | None, str | None]]) -> None:
-    """Build a game of each spec the bot plays, before any game starts: the engine builds
-    a board's move tables on the first game of its size (8 ms for the 4x4 board here),
-    which was the runner's slowest first move (bench/README.md, "Bot runner")."""
+    """Build a game of each spec the config names, before any game starts: the engine
+    builds a board's move tables on the first game of its size (8 ms for the 4x4 board
+    here), inside that game's first move otherwise (bench/README.md, "Bot runner").
+    Games it does not name (challenges accepted, tournaments) build theirs as they come."""
     for game, variant, rules in specs:
         with contextlib.suppress(EngineError):
             new_game(game, rules=rules, variant=variant)

@@ -121,6 +121,7 @@ class EngineProcess:
         self._tasks: list[asyncio.Task[None]] = []
         self._replies: Replies | None = None
         self._stderr: deque[str] = deque(maxlen=20)
+        self._starting = False  # in start(): the begin_* calls write nothing meanwhile
 
     # -- life cycle -------------------------------------------------------------
     @property
@@ -144,6 +145,13 @@ class EngineProcess:
 
     async def start(self) -> EngineInfo:
         """Start the program and do the handshake; raises on failure (and kills it)."""
+        self._starting = True
+        try:
+            return await self._start()
+        finally:
+            self._starting = False
+
+    async def _start(self) -> EngineInfo:
         queue: asyncio.Queue[Item] = asyncio.Queue()
         replies = Replies(queue, p.MAX_LINE + 2, self.on_line)  # (readline's limit)
         try:
@@ -234,6 +242,8 @@ class EngineProcess:
         proc, replies = self._proc, self._replies
         if proc is None or proc.stdin is None or proc.returncode is not None or replies is None:
             return False
+        if self._starting:  # (the handshake first: ENGINE_PROTOCOL.md's order)
+            return False
         if proc.stdin.transport.get_write_buffer_size():
             return False
         self._drain()
@@ -289,6 +299,8 @@ class EngineProcess:
         if proc is None or proc.stdin is None or proc.returncode is not None:
             return None
         if proc.stdin.transport.get_write_buffer_size() or self._replies is None:
+            return None
+        if self._starting:
             return None
         self._drain()
         started = time.perf_counter()
