@@ -632,3 +632,44 @@ async def test_a_games_first_move_is_asked_for_as_the_engine_is_ready(arena, tmp
         seat = next(int(ln.rsplit(" ", 1)[1]) for ln in text if " starts: " in ln)
         seats[seat] = _first_go_before_readyok(text)
     assert seats == {0: True, 1: False}, seats  # (seat 1's first go follows a move_made)
+
+
+@pytest.mark.timeout(120)
+async def test_an_engine_that_refuses_a_game_is_sent_nothing_more_for_it(arena, tmp_path):
+    """ENGINE_PROTOCOL.md ("Misbehaving engines"): an engine that answers ``newgame``
+    with ``error`` is not sent that game (no position, no go), the game is resigned, and
+    that is no strike. The refusing bot opens the room: it moves first."""
+    await arena.start()
+    picky = shlex.join(bad("refuse"))
+    async with bots(
+        arena_bot(
+            arena.url,
+            "picky",
+            "--engine",
+            picky,
+            "--open-room",
+            "collapsi",
+            "--games",
+            "1",
+            "--log-dir",
+            str(tmp_path),
+        ),
+    ) as (host,):
+        await host.wait_for("waiting for players")
+        async with bots(
+            arena_bot(
+                arena.url, "guest", "--engine", PY_ENGINE, "--join", "collapsi", "--games", "1"
+            ),
+        ) as (guest,):
+            code, lines, err = await host.finish(others=(guest,))
+            assert code == 0, err
+            assert (await guest.finish())[0] == 0
+    assert not any("strike" in ln for ln in lines), lines
+    [game] = [ln for ln in lines if ln.startswith("game ")]
+    # (a resignation before every player has moved aborts the game: PROTOCOL.md)
+    assert "seat 0" in game and ("(aborted)" in game or "loss (resign)" in game), lines
+    [log] = tmp_path.iterdir()
+    text = [ln.split(" ", 1)[1] for ln in log.read_text().splitlines()]
+    new = next(i for i, ln in enumerate(text) if ln.startswith("engine > newgame"))
+    assert any("refused the game" in ln for ln in text[new:]), text
+    assert not any(ln.startswith(("engine > position", "engine > go")) for ln in text), text

@@ -61,6 +61,7 @@ class GameTask:
         self.started_game = 0
         self._meta: tuple[str, str, str, dict[str, Any]] | None = None
         self._new_pending = False  # a game followed that the brain has not been told of
+        self._refused = False  # the engine refused this game: it is asked nothing more
         self._moved_at = -1  # the history length the bot last answered for
         self._waiting = True  # run() waits for (or, not started, will take) the next message
         self._early: Any = None  # the message fed that was followed as it arrived
@@ -114,7 +115,7 @@ class GameTask:
             game, seat, legal = self.game, self.seat, ev.legal_moves
             if game is None or ev.to_move != seat or not legal or seat is None:
                 return False
-            if self._moved_at == len(game.history) or not self.online.is_set():
+            if self._moved_at == len(game.history) or not self.online.is_set() or self._refused:
                 return False
             mt = move_time(ev.clock, self.time_control, seat, received, self.margin_ms)
             return self.brain.begin(game, list(legal), mt, self._answered)
@@ -281,6 +282,7 @@ class GameTask:
             await self.brain.new_game(self.game, self.seat)
         except EngineRefused as exc:
             self.log(f"the engine refused the game: {exc}; resigning")
+            self._refused = True  # (ENGINE_PROTOCOL.md: not sent that game)
             await self.send_move(RESIGN)
 
     def _play(self, move: str) -> None:
@@ -305,7 +307,7 @@ class GameTask:
 
     # -- moves -------------------------------------------------------------------------
     async def _think(self, legal: list[str], clock: m.Clock | None, received: float) -> None:
-        if self.game is None or self.seat is None:
+        if self.game is None or self.seat is None or self._refused:
             return
         if self._moved_at == len(self.game.history):
             return  # answered already (a snapshot repeating the same turn)
