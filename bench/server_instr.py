@@ -256,7 +256,9 @@ def report(args: argparse.Namespace, runs: dict[str, list[dict[str, Any]]]) -> s
     for name, rs in runs.items():
         each = ", ".join(f"{r[key]:,.0f}" for r in rs)
         mean = statistics.mean(r[key] for r in rs)
-        lines.append(f"{name:50} {each:>28} {mean:>10,.0f} {mean / base:>8.3f}")
+        # (a run too short for /proc's 10 ms CPU ticks can read 0: no ratio, not a crash)
+        ratio = f"{mean / base:>8.3f}" if base else f"{'-':>8}"
+        lines.append(f"{name:50} {each:>28} {mean:>10,.0f} {ratio}")
     if args.strace:
         lines += ["", "system calls per move (mean of the runs), the most frequent:"]
         for name, rs in runs.items():
