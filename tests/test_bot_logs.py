@@ -42,3 +42,22 @@ def test_a_log_that_cannot_be_written_says_so_once(tmp_path: Path) -> None:
     log("one")  # (no running loop: written at once)
     log("two")
     assert len(errors) == 1 and "cannot write the game log" in errors[0], errors
+
+
+async def test_lines_kept_before_the_room_keep_the_time_they_were_logged(tmp_path: Path) -> None:
+    held = GameLog()
+    held("engine < arenaok")  # (a warm engine's handshake, long before its game)
+    await asyncio.sleep(0.3)
+    log = FileLog(tmp_path / "r3.log", lambda text: None)
+    held.attach(log)
+    held("game 1 starts")
+    log.flush()
+    stamps = [ln.split()[0] for ln in log.path.read_text().splitlines()]
+    assert len(stamps) == 2 and re.fullmatch(STAMP, stamps[0]), stamps
+
+    def ms(stamp: str) -> int:
+        h, m, s = stamp.split(":")
+        return round((int(h) * 3600 + int(m) * 60 + float(s)) * 1000)
+
+    apart = (ms(stamps[1]) - ms(stamps[0])) % 86_400_000  # (midnight between them)
+    assert apart >= 250, stamps  # (not both stamped at attach)

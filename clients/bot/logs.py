@@ -24,22 +24,26 @@ _PENDING: set[FileLog] = set()
 
 class GameLog:
     """A game's log, chosen once the brain knows its room: lines before that (a warm
-    engine's handshake) are kept and written first."""
+    engine's handshake) are kept and written first, a file log's with the time each was
+    logged (not the game's start)."""
 
     def __init__(self) -> None:
         self.target: Log | None = None
-        self._held: list[str] = []
+        self._held: list[tuple[float, str]] = []
 
     def __call__(self, text: str) -> None:
         if self.target is None:
-            self._held.append(text)
+            self._held.append((time.time(), text))
         else:
             self.target(text)
 
     def attach(self, target: Log) -> None:
         self.target = target
-        for text in self._held:
-            target(text)
+        for at, text in self._held:
+            if isinstance(target, FileLog):
+                target.add(at, text)
+            else:
+                target(text)
         self._held.clear()
 
 
@@ -54,7 +58,11 @@ class FileLog:
         self._timer: asyncio.TimerHandle | None = None
 
     def __call__(self, text: str) -> None:
-        self._lines.append((time.time(), text))
+        self.add(time.time(), text)
+
+    def add(self, at: float, text: str) -> None:
+        """A line logged at ``at`` (``time.time()``)."""
+        self._lines.append((at, text))
         if self._timer is None:
             try:
                 loop = asyncio.get_running_loop()
