@@ -10,6 +10,7 @@ counting in the runner.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from clients.engines.process import (
     EngineCrashed,
     EngineGarbled,
     EngineIllegalMove,
+    EngineOptionUnknown,
     EngineProcess,
     EngineProcessError,
     EngineTimeout,
@@ -81,6 +83,9 @@ class Brain(ABC):
         """The turn :meth:`begin` started ended without :meth:`choose` (the game ended
         first): stop thinking about it."""
 
+    async def interrupt(self) -> None:  # noqa: B027 - optional hook
+        """The game ended while :meth:`choose` waits: answer now (its move is not sent)."""
+
     async def close(self) -> None:  # noqa: B027 - optional hook
         """Release what :meth:`start` took."""
 
@@ -122,6 +127,13 @@ class EngineBrain(Brain):
     async def start(self) -> None:
         info = await self.proc.start()
         self.label = f"{info.name} ({self.label})"
+        unknown = sorted(set(self.options) - set(info.options))
+        if unknown:
+            await self.proc.quit()
+            declared = ", ".join(info.options) or "none"
+            raise EngineOptionUnknown(
+                f"{info.name} declares no option {', '.join(unknown)} (it declares: {declared})"
+            )
         for name, value in self.options.items():
             await self.proc.set_option(name, value)
         self._up = True
@@ -200,6 +212,11 @@ class EngineBrain(Brain):
         early, self._early = self._early, None
         if early is not None:
             await self.proc.cancel_go()
+
+    async def interrupt(self) -> None:
+        if self.proc.searching:  # (choose() takes its bestmove: the engine stays in step)
+            with contextlib.suppress(EngineProcessError):
+                await self.proc.stop()
 
     async def game_over(self, winner: int | None, reason: str) -> None:
         if self.proc.running:

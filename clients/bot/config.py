@@ -135,6 +135,16 @@ class BotConfig:
 
 
 _NAMES = {f.name for f in fields(BotConfig)}
+_KINDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "int": ((int,), "a whole number"),
+    "float": ((int, float), "a number"),
+    "bool": ((bool,), "true or false"),
+    "str": ((str,), "a string"),
+    "list[str]": ((list,), "a list of strings"),
+    "dict[str, str]": ((dict,), "a table"),
+}
+#: each setting's TOML types, from its annotation (``X | None``: X)
+_TYPES = {f.name: _KINDS[str(f.type).split(" | ")[0]] for f in fields(BotConfig)}
 
 
 def load_toml(path: str | Path) -> dict[str, Any]:
@@ -145,9 +155,14 @@ def load_toml(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read config {path}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config {path} is not valid TOML: {exc}") from None
+    data = {str(k).replace("-", "_"): v for k, v in data.items()}  # (the flags' spelling too)
     unknown = sorted(set(data) - _NAMES)
     if unknown:
         raise ConfigError(f"config {path}: unknown settings {', '.join(unknown)}")
+    for key, value in data.items():
+        want = _TYPES[key]
+        if not isinstance(value, want[0]) or (type(value) is bool and bool not in want[0]):
+            raise ConfigError(f"config {path}: {key} must be {want[1]}, got {value!r}")
     if "engine_options" in data:
         options = data["engine_options"]
         data["engine_options"] = {str(k): _option_text(v) for k, v in options.items()}

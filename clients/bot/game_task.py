@@ -11,6 +11,7 @@ brings, so a task never needs to know about reconnects.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from typing import Any
@@ -71,6 +72,8 @@ class GameTask:
         self._held: tuple[Any, float] | None = None  # the message run() gets once sent
         self._hold: asyncio.TimerHandle | None = None
         self._ended = False  # game_over or room_closed has come (run() may not know yet)
+        self._thinking = False  # run() waits for the brain's move
+        self._interrupt: asyncio.Future[None] | None = None  # (kept until it is done)
 
     def feed(self, msg: Any) -> None:
         received = time.monotonic()
@@ -92,6 +95,8 @@ class GameTask:
                 return
         if kind in ("game_over", "room_closed"):
             self._ended = True  # (an answer still on its way is not sent)
+            if self._thinking and self._interrupt is None:  # (no use thinking on)
+                self._interrupt = asyncio.ensure_future(self.brain.interrupt())
         self._unhold()  # (in order: what was held first)
         self.queue.put_nowait((msg, received))
 
@@ -258,6 +263,9 @@ class GameTask:
         self.seat = next(
             (s.seat for s in ev.seats if s.player and s.player.name == self._me()), self.seat
         )
+        self.opponents = [  # (all seated now: a room's snapshot may have come before them)
+            s.player.name for s in ev.seats if s.player is not None and s.seat != self.seat
+        ]
         self.game = self._build(len(ev.seats), ev.setup)
         self.started_game = ev.game_number
         self._new_pending = True
@@ -313,6 +321,7 @@ class GameTask:
             return  # answered already (a snapshot repeating the same turn)
         mt = move_time(clock, self.time_control, self.seat, received, self.margin_ms)
         started = time.monotonic()
+        self._thinking = True
         try:
             move = await self.brain.choose(self.game, legal, mt)
         except StruckOut:
@@ -321,7 +330,12 @@ class GameTask:
         except EngineProcessError as exc:
             self.log(f"no move: {exc}")
             move = None
+        finally:
+            self._thinking = False
         took = (time.monotonic() - started) * 1000
+        if self._ended and self._sent is None:
+            self.log(f"the game ended while thinking; {move!r} not sent")
+            return
         early, self._sent = self._sent, None
         if early is not None and early[0] != len(self.game.history):
             early = None  # (another position's)
@@ -365,6 +379,10 @@ class GameTask:
                 return
             except ConnectionLost:
                 self.log("connection lost while sending; sending again after the resume")
+                # (told before the client's reader has closed it: _connected() would give
+                # the same dead client back at once, and the tries be spent in a moment)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(client.closed.wait(), 10)
             except (ArenaError, TimeoutError) as exc:
                 self.log(f"the server refused {move!r}: {exc}")
                 return

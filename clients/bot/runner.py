@@ -380,7 +380,9 @@ class BotRunner:
         vs = ", ".join(task.opponents) or "?"
         if result is None:
             return f"game {task.room}: ended without a result (vs {vs})"
-        if result.winner is None:
+        if result.reason == "aborted":
+            outcome = "no result"  # (ended before every player had moved: PROTOCOL.md)
+        elif result.winner is None:
             outcome = "draw"
         else:
             outcome = "win" if result.winner == task.seat else "loss"

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import signal
 import sys
 from typing import TYPE_CHECKING
 
@@ -27,6 +29,7 @@ from clients.cli import CliError
 if TYPE_CHECKING:
     from clients.bot.brains import Brain, Log, Strike
     from clients.bot.config import BotConfig
+    from clients.bot.runner import BotRunner
     from clients.bot.sdk import Bot
 
 
@@ -50,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--engine-option",
         action="append",
         metavar="NAME=VALUE",
-        help="set an option the engine declared (repeatable)",
+        help="set an option the engine declared (repeatable; an undeclared one stops the run)",
     )
     what = parser.add_argument_group("what it plays")
     what.add_argument(
@@ -144,14 +147,34 @@ def run(args: argparse.Namespace, bot: Bot | None = None) -> int:
             return EngineBrain(cfg.engine, cfg.engine_options, strike, log, cfg.untimed_move_s)
         return LevelBrain(cfg.level or "random", cfg.seed)
 
+    from websockets.exceptions import InvalidURI
+
+    from clients.client import ArenaError
+
     runner = BotRunner(cfg, make_brain, sys.stdout)
     try:
         # asyncio's own loop, not uvloop (arena serve's): uvloop starts a process about
         # ten times slower (40 ms against 4, bench/README.md) and blocks the loop meanwhile,
         # and the runner starts an engine process for every game
-        return asyncio.run(runner.run())
+        return asyncio.run(_until_stopped(runner))
     except OSError as exc:
         raise CliError(f"cannot reach {cfg.url}: {exc}") from None
+    except InvalidURI:
+        raise CliError(f"--url {cfg.url}: not a websocket URL (ws://HOST:PORT)") from None
+    except ArenaError as exc:  # refused at login: name_taken, a wrong token...
+        raise CliError(str(exc)) from None
+    except asyncio.CancelledError:  # SIGTERM: stopped as by Ctrl-C (games resigned)
+        return 128 + signal.SIGTERM
+
+
+async def _until_stopped(runner: BotRunner) -> int:
+    """The run; SIGTERM (a service manager's stop) ends it as Ctrl-C does: its games
+    resigned, logged out (the name free at once), the engines closed."""
+    task = asyncio.current_task()
+    assert task is not None
+    with contextlib.suppress(NotImplementedError):  # (no signal handlers: Windows)
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    return await runner.run()
 
 
 def main(argv: list[str], bot: Bot | None = None) -> int:

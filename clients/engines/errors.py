@@ -22,6 +22,13 @@ class EngineNotFound(EngineProcessError):
     code = "engine_not_found"
 
 
+class EngineOptionUnknown(EngineNotFound):
+    """An option set for the program (``--engine-option``) that it does not declare: it
+    cannot be run as asked (ENGINE_PROTOCOL.md: ``setoption`` only for declared options)."""
+
+    code = "engine_option_unknown"
+
+
 class EngineCrashed(EngineProcessError):
     """The program exited (or closed its output) when it should have answered."""
 

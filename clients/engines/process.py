@@ -32,6 +32,7 @@ from clients.engines.errors import (
     EngineGarbled,
     EngineIllegalMove,
     EngineNotFound,
+    EngineOptionUnknown,
     EngineProcessError,
     EngineRefused,
     EngineTimeout,
@@ -127,6 +128,11 @@ class EngineProcess:
     @property
     def running(self) -> bool:
         return self._proc is not None and self._proc.returncode is None
+
+    @property
+    def searching(self) -> bool:
+        """A ``go`` was sent and its ``bestmove`` not read yet."""
+        return self.running and self._replies is not None and not self._replies.answered
 
     @property
     def pid(self) -> int | None:
@@ -509,6 +515,7 @@ __all__ = [
     "EngineIllegalMove",
     "EngineInfo",
     "EngineNotFound",
+    "EngineOptionUnknown",
     "EngineProcess",
     "EngineProcessError",
     "EngineRefused",

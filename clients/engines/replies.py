@@ -86,10 +86,13 @@ class Replies(asyncio.Protocol):
             if (hook := self.on_move) is not None:
                 self.on_move = None
                 hook(reply)  # (before the line is logged: the move first)
-        elif type(reply) is p.ReadyOk:
-            if (ready := self.on_ready) is not None:
-                self.on_ready = None
-                ready()
+        elif type(reply) is p.ReadyOk and (ready := self.on_ready) is not None:
+            self.on_ready = None
+            if self.on_line:  # (logged first: the lines the hook writes come after it)
+                self.on_line("<", line)
+            ready()
+            self.queue.put_nowait(reply)
+            return
         elif type(reply) is p.EngineErrorLine:
             self.on_ready = None
         if self.on_line:
