@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import io
 import os
 import shlex
@@ -637,12 +638,17 @@ async def test_a_games_first_move_is_sent_as_the_engines_answer_is_read(arena, h
         a, b = runner("amber", quick_match=["collapsi"]), runner("birch", quick_match=["collapsi"])
     else:
         a, b = runner("amber", open_room=["collapsi"]), runner("birch", join=["collapsi"])
-    first = asyncio.create_task(a.run())
-    if how == "open-room":  # (the guest sits down once the host's task has its room)
-        async with asyncio.timeout(30):
-            while "waiting for players" not in a.out.getvalue():
-                await asyncio.sleep(0.01)
-    assert await asyncio.wait_for(asyncio.gather(first, b.run()), 90) == [0, 0]
+    thresholds = gc.get_threshold()  # (a run settles the heap: put back after)
+    try:
+        first = asyncio.create_task(a.run())
+        if how == "open-room":  # (the guest sits down once the host's task has its room)
+            async with asyncio.timeout(30):
+                while "waiting for players" not in a.out.getvalue():
+                    await asyncio.sleep(0.01)
+        assert await asyncio.wait_for(asyncio.gather(first, b.run()), 90) == [0, 0]
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
     summaries = [
         ln for r in (a, b) for ln in r.out.getvalue().splitlines() if ln.startswith("game ")
     ]

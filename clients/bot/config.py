@@ -140,7 +140,7 @@ _KINDS: dict[str, tuple[tuple[type, ...], str]] = {
     "float": ((int, float), "a number"),
     "bool": ((bool,), "true or false"),
     "str": ((str,), "a string"),
-    "list[str]": ((list,), "a list of strings"),
+    "list[str]": ((list, str), "a list of strings"),  # (a string: its words, as a flag's)
     "dict[str, str]": ((dict,), "a table"),
 }
 #: each setting's TOML types, from its annotation (``X | None``: X)
@@ -160,9 +160,12 @@ def load_toml(path: str | Path) -> dict[str, Any]:
     if unknown:
         raise ConfigError(f"config {path}: unknown settings {', '.join(unknown)}")
     for key, value in data.items():
-        want = _TYPES[key]
-        if not isinstance(value, want[0]) or (type(value) is bool and bool not in want[0]):
-            raise ConfigError(f"config {path}: {key} must be {want[1]}, got {value!r}")
+        kinds, what = _TYPES[key]
+        ok = isinstance(value, kinds) and (type(value) is not bool or bool in kinds)
+        if ok and type(value) is list:
+            ok = all(type(x) is str for x in value)
+        if not ok:
+            raise ConfigError(f"config {path}: {key} must be {what}, got {value!r}")
     if "engine_options" in data:
         options = data["engine_options"]
         data["engine_options"] = {str(k): _option_text(v) for k, v in options.items()}

@@ -371,6 +371,7 @@ class GameTask:
         server refuses the copy, which is logged). Refusals are logged, never raised."""
         for _ in range(3):
             client = await self._connected()
+            closed = client.closed  # (this connection's: a reconnect makes a new event)
             try:
                 if move == RESIGN:
                     await client.resign(self.room)
@@ -382,7 +383,7 @@ class GameTask:
                 # (told before the client's reader has closed it: _connected() would give
                 # the same dead client back at once, and the tries be spent in a moment)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(client.closed.wait(), 10)
+                    await asyncio.wait_for(closed.wait(), 10)
             except (ArenaError, TimeoutError) as exc:
                 self.log(f"the server refused {move!r}: {exc}")
                 return

@@ -340,6 +340,8 @@ class BotRunner:
             result = await task.run()
         except StruckOut as exc:
             self.fatal = exc
+        except EngineNotFound as exc:  # (cannot run as asked: an unknown option...)
+            self.fatal = exc
         except EngineProcessError as exc:  # beyond the policy's cases (at newgame...)
             task.log(f"the engine failed: {exc}")
             try:

@@ -172,7 +172,8 @@ async def _until_stopped(runner: BotRunner) -> int:
     resigned, logged out (the name free at once), the engines closed."""
     task = asyncio.current_task()
     assert task is not None
-    with contextlib.suppress(NotImplementedError):  # (no signal handlers: Windows)
+    # (none on Windows, nor outside the main thread: an SDK bot run from a thread)
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
     return await runner.run()
 
