@@ -46,8 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     who.add_argument("--engine", metavar="CMD", help='an engine program, e.g. "./my-engine -q"')
     who.add_argument(
         "--level",
-        help="a built-in AI level (random, greedy, mcts, perfect; "
-        "Collecto: random, greedy, search)",
+        help="a built-in AI level (random, greedy, mcts, perfect, strong; "
+        "Collecto: random, greedy, search, strong)",
     )
     who.add_argument(
         "--engine-option",

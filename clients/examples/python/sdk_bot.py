@@ -1,7 +1,9 @@
 """A Python bot with the SDK: one method, the runner does the rest (README, "Write a bot").
 
-    python clients/examples/python/sdk_bot.py --url ws://127.0.0.1:8765 --name mobility \
-        --quick-match collapsi
+    .venv/bin/python clients/examples/python/sdk_bot.py --url ws://127.0.0.1:8765 \
+        --name mobility --quick-match collapsi
+
+(the project's Python, where ``clients`` is installed: ``python3 dev.py serve`` made it)
 """
 
 from clients.bot.sdk import Bot, run
