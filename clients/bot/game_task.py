@@ -136,10 +136,7 @@ class GameTask:
         finishes the start as usual. True: begun. (Inside the websocket's data callback:
         a failure leaves the message to the task.)"""
         try:
-            if st.type == "room_state":
-                self._follow_state(st)
-            else:
-                self._follow_start(st)
+            self._follow(st)
             self._early = st  # (followed: run() does not follow it again)
             game, seat = self.game, self.seat
             if not self._new_pending or game is None or seat is None:
@@ -158,12 +155,11 @@ class GameTask:
         begun = False
         try:
             game, seat, legal = self.game, self.seat, st.legal_moves
-            mine = game is not None and seat is not None and st.to_move == seat and legal
-            if mine and not self._ended and self.online.is_set():
-                assert game is not None and seat is not None
-                if self._moved_at != len(game.history):
-                    mt = move_time(st.clock, self.time_control, seat, received, self.margin_ms)
-                    begun = self.brain.begin(game, list(legal or ()), mt, self._answered)
+            if game is None or seat is None or st.to_move != seat or not legal:
+                return  # (not the bot's turn: the task's way, as every turn of the others')
+            if not self._ended and self.online.is_set() and self._moved_at != len(game.history):
+                mt = move_time(st.clock, self.time_control, seat, received, self.margin_ms)
+                begun = self.brain.begin(game, list(legal), mt, self._answered)
         except Exception as exc:
             self.log(f"could not begin the first turn at once: {exc!r}")
         finally:
@@ -204,19 +200,14 @@ class GameTask:
             finally:
                 self._waiting = False
             kind = msg.type
-            if kind == "room_state":
+            if kind in ("room_state", "game_started"):
                 if msg is not self._early:  # (else followed as it arrived)
-                    self._follow_state(msg)
+                    self._follow(msg)
                 if self._new_pending:
                     await self._new_game()
-                if msg.status == "finished" and msg.result is not None:
+                if kind == "room_state" and msg.status == "finished" and msg.result is not None:
                     self.result = msg.result
                     return msg.result
-            elif kind == "game_started":
-                if msg is not self._early:
-                    self._follow_start(msg)
-                if self._new_pending:
-                    await self._new_game()
             elif kind == "move_made":
                 if msg is not self._early:  # (else followed as it arrived)
                     self._apply_move(msg)
@@ -238,6 +229,12 @@ class GameTask:
                 turn = None
 
     # -- the game ----------------------------------------------------------------------
+    def _follow(self, msg: m.RoomState | m.GameStarted) -> None:
+        if msg.type == "room_state":
+            self._follow_state(msg)
+        else:
+            self._follow_start(msg)
+
     def _follow_state(self, st: m.RoomState) -> None:
         """A snapshot (on joining, after a resume): the authoritative game so far (a new
         one: :attr:`_new_pending`)."""

@@ -245,18 +245,9 @@ class EngineProcess:
         engine refused with ``error`` first), so that the first search can begin from
         there; :meth:`finish_new_game` waits for it. False, having written nothing, when
         the process is not running or its pipe is not empty: then :meth:`new_game`."""
-        proc, replies = self._proc, self._replies
-        if proc is None or proc.stdin is None or proc.returncode is not None or replies is None:
+        replies = self._write_now([p.format_command(cmd), p.format_command(p.IsReady())])
+        if replies is None:
             return False
-        if self._starting:  # (the handshake first: ENGINE_PROTOCOL.md's order)
-            return False
-        if proc.stdin.transport.get_write_buffer_size():
-            return False
-        self._drain()
-        try:
-            self._put(proc.stdin, [p.format_command(cmd), p.format_command(p.IsReady())])
-        except (BrokenPipeError, ConnectionResetError):
-            return False  # (new_game() says it crashed)
         replies.on_ready = on_ready
         return True
 
@@ -301,20 +292,11 @@ class EngineProcess:
         gets the ``bestmove`` as its line is read, before the waiting task wakes (a runner
         sends the move from there). ``None``, having written nothing, when the process is
         not running or its pipe is not empty: then :meth:`go`."""
-        proc = self._proc
-        if proc is None or proc.stdin is None or proc.returncode is not None:
-            return None
-        if proc.stdin.transport.get_write_buffer_size() or self._replies is None:
-            return None
-        if self._starting:
-            return None
-        self._drain()
         started = time.perf_counter()
-        try:
-            self._put(proc.stdin, _go_lines(position, legal, clocks))
-        except (BrokenPipeError, ConnectionResetError):
-            return None  # (go() says it crashed)
-        self._replies.on_move, self._replies.answered = on_move, False
+        replies = self._write_now(_go_lines(position, legal, clocks))
+        if replies is None:
+            return None
+        replies.on_move, replies.answered = on_move, False
         return Search(legal, started)
 
     async def cancel_go(self) -> None:
@@ -465,6 +447,24 @@ class EngineProcess:
         detail = f" (exit status {code})" if code is not None else ""
         detail += f"; stderr: {self._stderr[-1]}" if self._stderr else ""
         return EngineCrashed(message + detail, code, tail)
+
+    def _write_now(self, lines: list[str]) -> Replies | None:
+        """The begin_* calls' write, from a callback: ``lines`` written at once, after
+        dropping replies nobody waited for; the output's reader to arm. None, having
+        written nothing, when that cannot be done at once: the process is not running,
+        is still starting (the handshake first: ENGINE_PROTOCOL.md's order), its pipe is
+        not empty, or it is gone (the awaited request says it crashed)."""
+        proc, replies = self._proc, self._replies
+        if proc is None or proc.stdin is None or proc.returncode is not None or replies is None:
+            return None
+        if self._starting or proc.stdin.transport.get_write_buffer_size():
+            return None
+        self._drain()
+        try:
+            self._put(proc.stdin, lines)
+        except (BrokenPipeError, ConnectionResetError):
+            return None
+        return replies
 
     def _drain(self) -> None:
         """Forget replies nobody waited for (a late ``bestmove``), keeping a pending EOF;
