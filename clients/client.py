@@ -565,7 +565,8 @@ class Client:
                 self._arrived.clear()
                 await self._arrived.wait()
 
-        return await asyncio.wait_for(scan(), timeout)
+        async with asyncio.timeout(timeout):
+            return await scan()
 
     @property
     def received(self) -> list[Any]:

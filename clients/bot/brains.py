@@ -254,7 +254,8 @@ class LevelBrain(Brain):
         # runs faster, and the server's clock is a wall clock. At 80% of the time allowed
         # the level's answer is given up for a random legal move (its thread ends alone).
         try:
-            return await asyncio.wait_for(asyncio.shield(work), mt.hard_ms * 0.8 / 1000)
+            async with asyncio.timeout(mt.hard_ms * 0.8 / 1000):
+                return await asyncio.shield(work)
         except TimeoutError:
             return make_player(game.name, "random", seed=self.seed).choose(game.copy())
 

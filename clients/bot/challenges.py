@@ -23,8 +23,12 @@ from protocol import messages as m
 if TYPE_CHECKING:
     from clients.bot.runner import BotRunner
 
-#: seconds before challenging again after a challenge ended unanswered (not a flood)
+#: seconds before challenging again after a challenge ended unanswered (not a flood);
+#: doubled after each decline in a row, up to :data:`AGAIN_AT_MOST_S`
 AGAIN_AFTER_S = 1.0
+AGAIN_AT_MOST_S = 30.0
+#: ``pending`` while the challenge is on its way: its answer may come after the game
+_SENDING = ""
 #: seconds an accepted-if-possible challenge waits for a game of this bot to end
 ROOM_WAIT_S = 5.0
 
@@ -34,9 +38,14 @@ class ChallengeDesk:
 
     def __init__(self, runner: BotRunner) -> None:
         self.runner = runner
-        #: the challenge this bot sent and is waiting on (``--challenge``)
+        #: the challenge this bot sent and is waiting on (``--challenge``), or
+        #: :data:`_SENDING` until the server's answer to it is read
         self.pending: str | None = None
         self._after = 0.0
+        self._declined = 0  # in a row
+        self._offline_told = False
+        #: challenges ended while ours was on its way (one of them may be ours)
+        self._ended_early: dict[str, str] = {}
 
     def may_send(self) -> bool | None:
         """True: send one now; None: one is due later (poll); False: none is due."""
@@ -45,34 +54,69 @@ class ChallengeDesk:
         return True if time.monotonic() >= self._after else None
 
     async def send(self) -> None:
-        """Challenge the named player to the next game spec (``--challenge NAME GAME...``)."""
+        """Challenge the named player to the next game spec (``--challenge NAME GAME...``).
+
+        The challenged bot may accept (``matched``) or decline before this client has
+        read the server's answer to the challenge: :meth:`route` sees those while
+        ``pending`` is :data:`_SENDING`, and the challenge is not waited on again."""
         r = self.runner
         name, *specs = r.cfg.challenge
         game, variant, rules = r.next_spec(specs or ["collapsi"])
-        sent = await r.client.challenge(
-            name,
-            game,
-            rules=rules,
-            variant=variant,
-            time_control=wire_time_control(r.cfg.time_control()),
-            rated=r.cfg.rated,
-        )
+        self.pending = _SENDING
+        self._ended_early.clear()
+        try:
+            sent = await r.client.challenge(
+                name,
+                game,
+                rules=rules,
+                variant=variant,
+                time_control=wire_time_control(r.cfg.time_control()),
+                rated=r.cfg.rated,
+            )
+        except ArenaError as exc:
+            self.pending = None
+            if exc.code != "unknown_player":
+                raise
+            if not self._offline_told:  # (said once: it may come online later)
+                self._offline_told = True
+                r.say(f"{name} is not online: challenging again until they are")
+            self._after = time.monotonic() + AGAIN_AFTER_S
+            return
+        except BaseException:
+            self.pending = None
+            raise
+        self._offline_told = False
+        if self.pending != _SENDING:
+            return  # accepted already: the game has begun
         self.pending = sent.challenge
+        if (reason := self._ended_early.pop(sent.challenge, None)) is not None:
+            self._ended(reason)
+
+    def _ended(self, reason: str) -> None:
+        """Our challenge ended without a game: ask again later, later after each decline."""
+        name = self.runner.cfg.challenge[0]
+        self.pending = None
+        self._declined += 1
+        wait = min(AGAIN_AT_MOST_S, AGAIN_AFTER_S * 2 ** (self._declined - 1))
+        times = f", {self._declined} times in a row" if self._declined > 1 else ""
+        self.runner.say(f"challenge to {name} {reason}{times}: challenging again in {wait:g} s")
+        self._after = time.monotonic() + wait
+        self.runner.changed.set()
 
     def route(self, msg: Any) -> bool:
         """Take ``msg`` if it is about challenges (True); ``matched`` ends the pending one."""
         if msg.type == "matched":
             self.pending = None
+            self._declined = 0
             return False  # the runner starts the game
         if msg.type == "challenged":
             self.runner.spawn(self.answer(msg))
             return True
         if msg.type == "challenge_ended":
             if msg.challenge == self.pending:
-                self.runner.say(f"challenge {msg.reason}")
-                self.pending = None
-                self._after = time.monotonic() + AGAIN_AFTER_S
-                self.runner.changed.set()
+                self._ended(msg.reason)
+            elif self.pending == _SENDING and len(self._ended_early) < 100:
+                self._ended_early[msg.challenge] = msg.reason
             return True
         return False
 
@@ -87,7 +131,8 @@ class ChallengeDesk:
         while playable and not r.room_for_more() and time.monotonic() < deadline:
             r.changed.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(r.changed.wait(), deadline - time.monotonic())
+                async with asyncio.timeout(deadline - time.monotonic()):
+                    await r.changed.wait()
         what = f"challenge from {ch.player.name}: {ch.game}/{ch.variant}"
         try:
             if r.cfg.accept_challenges and playable and r.room_for_more():

@@ -380,7 +380,8 @@ class GameTask:
                 # (told before the client's reader has closed it: _connected() would give
                 # the same dead client back at once, and the tries be spent in a moment)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(closed.wait(), 10)
+                    async with asyncio.timeout(10):
+                        await closed.wait()
             except (ArenaError, TimeoutError) as exc:
                 self.log(f"the server refused {move!r}: {exc}")
                 return

@@ -252,8 +252,7 @@ class BotRunner:
                     elif (due := self.challenges.may_send()) is not False:
                         if due:
                             await self.challenges.send()
-                        else:
-                            poll = True
+                        poll = self.challenges.may_send() is None  # (one due later)
                 except ConnectionLost:
                     await self._online.wait()
                     continue
@@ -264,8 +263,7 @@ class BotRunner:
                     if exc.code == "too_many_rooms" and self.tasks:
                         self._at_cap(exc)  # a game ending wakes the feeder: no polling
                     else:
-                        if exc.code != "unknown_player":  # (not online yet: ask again)
-                            self.say(f"the server refused: {exc}")
+                        self.say(f"the server refused: {exc}")
                         poll = True
                 except EngineNotFound as exc:
                     self.fatal = exc
@@ -277,9 +275,10 @@ class BotRunner:
                         self.fatal = out
                         return
                     poll = True
-            if poll:
+            if poll:  # (asyncio.timeout: Python 3.11's wait_for can swallow a cancel)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.changed.wait(), 0.3)
+                    async with asyncio.timeout(0.3):
+                        await self.changed.wait()
             else:
                 await self.changed.wait()
 

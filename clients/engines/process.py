@@ -197,7 +197,8 @@ class EngineProcess:
                 await self._send(p.Quit())
             assert self._proc is not None
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._proc.wait(), timeout)
+                async with asyncio.timeout(timeout):
+                    await self._proc.wait()
         await self.kill()
 
     async def kill(self) -> None:
@@ -441,7 +442,8 @@ class EngineProcess:
         code = None
         if self._proc is not None:
             with contextlib.suppress(TimeoutError):
-                code = await asyncio.wait_for(self._proc.wait(), 1.0)
+                async with asyncio.timeout(1.0):
+                    code = await self._proc.wait()
         await asyncio.sleep(0)  # let the stderr reader take the last lines
         tail = self.stderr_tail
         detail = f" (exit status {code})" if code is not None else ""

@@ -1,0 +1,117 @@
+"""``arena bot --challenge``: the challenged bot's answer may be read before the
+server's answer to the challenge itself (a loaded machine, in a clean clone's run: the
+challenger then waited for a challenge already played, and its last game never began).
+
+Two runners in this process on a real server; the challenger's client holds the
+server's answer to ``challenge`` back until the runner has routed the challenged bot's
+``matched`` or ``challenge_ended``, which makes that order certain.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from typing import Any
+
+import pytest
+
+from clients.bot.brains import LevelBrain
+from clients.bot.config import BotConfig
+from clients.bot.runner import BotRunner
+from clients.client import Client
+
+
+class Runner(BotRunner):
+    """A runner whose client answers ``challenge`` only after the challenge's end."""
+
+    def __init__(self, url: str, name: str, level: str = "random", **play: Any) -> None:
+        cfg = BotConfig(url=url, name=name, level=level, **play).check()
+        super().__init__(cfg, lambda strike, log: LevelBrain(level, 1), io.StringIO())
+        self.routed = asyncio.Event()  # a matched or challenge_ended was routed
+        self.spoke = asyncio.Event()  # a line was said
+        self.asked = 0  # challenges sent
+        self.asking = asyncio.Event()  # one more was sent
+        runner = self
+
+        class Late(Client):
+            async def challenge(self, *args: Any, **kwargs: Any) -> Any:
+                runner.asked += 1
+                runner.asking.set()
+                sent = await super().challenge(*args, **kwargs)
+                runner.routed.clear()
+                async with asyncio.timeout(20):
+                    await runner.routed.wait()
+                return sent
+
+        self.client = Late(url, keep_events=False, patient=True)
+
+    def _route(self, msg: Any) -> None:
+        super()._route(msg)
+        if msg.type in ("matched", "challenge_ended"):
+            self.routed.set()
+
+    def say(self, text: str) -> None:
+        super().say(text)
+        self.spoke.set()
+
+    def said(self) -> list[str]:
+        return self.out.getvalue().splitlines()
+
+    async def until_said(self, text: str, times: int) -> None:
+        async with asyncio.timeout(30):
+            while sum(text in ln for ln in self.said()) < times:
+                self.spoke.clear()
+                await self.spoke.wait()
+
+
+@pytest.mark.timeout(90)
+async def test_a_challenge_accepted_before_its_answer_is_read_is_not_waited_on(arena):
+    """Both games are played: the second challenge is sent after the first game."""
+    await arena.start()
+    host = Runner(arena.url, "host", accept_challenges=True, games=2)
+    challenger = Runner(arena.url, "challenger", challenge=["host", "collapsi"], games=2)
+    assert await asyncio.wait_for(asyncio.gather(host.run(), challenger.run()), 60) == [0, 0]
+    for r in (host, challenger):
+        games = [ln for ln in r.said() if ln.startswith("game ")]
+        assert len(games) == 2 and all("(no_moves)" in ln for ln in games), r.said()
+
+
+@pytest.mark.timeout(90)
+async def test_a_challenge_declined_before_its_answer_is_read_is_sent_again_later(arena):
+    """A level that cannot play Collecto declines; the challenger says so and challenges
+    again, later after each decline in a row."""
+    await arena.start()
+    # (mcts is a Collapsi level: the host declines a Collecto challenge)
+    host = Runner(arena.url, "host", "mcts", accept_challenges=True, games=1)
+    challenger = Runner(arena.url, "challenger", challenge=["host", "collecto"], games=1)
+    hosting = asyncio.create_task(host.run())
+    asking = asyncio.create_task(challenger.run())
+    try:
+        await challenger.until_said("challenge to host declined", 2)
+    finally:
+        for t in (hosting, asking):
+            t.cancel()
+        await asyncio.gather(hosting, asking, return_exceptions=True)
+    told = [ln for ln in challenger.said() if ln.startswith("challenge to host")]
+    assert told[:2] == [
+        "challenge to host declined: challenging again in 1 s",
+        "challenge to host declined, 2 times in a row: challenging again in 2 s",
+    ], challenger.said()
+
+
+@pytest.mark.timeout(60)
+async def test_challenging_a_player_who_is_not_online_says_so_once_and_asks_again(arena):
+    await arena.start()
+    challenger = Runner(arena.url, "challenger", challenge=["ghost", "collapsi"], games=1)
+    asking = asyncio.create_task(challenger.run())
+    try:
+        async with asyncio.timeout(30):
+            while challenger.asked < 3:
+                challenger.asking.clear()
+                await challenger.asking.wait()
+    finally:
+        asking.cancel()
+        await asyncio.gather(asking, return_exceptions=True)
+    assert challenger.said()[1:] == ["ghost is not online: challenging again until they are"], (
+        challenger.said()
+    )
