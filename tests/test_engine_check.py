@@ -40,7 +40,7 @@ def test_every_example_engine_passes(language, tmp_path):
         ("illegal", "illegal move '999'; legal:"),
         ("garbage", "it printed 'I think the best move is over there'"),
         ("fragile", "garbage: after lines it must ignore: the engine exited"),
-        ("refuse", "refused: the engine answered error: I play nothing"),
+        ("refuse", "FAIL  games: it declined every game"),
     ],
 )
 def test_bad_engines_fail_with_the_reason(mode, message):
@@ -48,3 +48,17 @@ def test_bad_engines_fail_with_the_reason(mode, message):
     assert done.returncode == 1, done.stdout + done.stderr
     assert message in done.stdout, done.stdout
     assert done.stdout.rstrip().splitlines()[-1].startswith(f"FAILED: bad-{mode}")
+
+
+def test_an_engine_may_decline_a_game_it_does_not_play():
+    """``error`` after ``newgame`` declines that game, which is no failure
+    (ENGINE_PROTOCOL.md, Misbehaving engines); declining every game is one."""
+    done = engine_check(bad("collapsi-only"), "--move-ms", "300")
+    assert done.returncode == 0, done.stdout + done.stderr
+    said = done.stdout.splitlines()
+    declined = [ln for ln in said if ln.startswith("ok    collecto/base/standard")]
+    assert declined and declined[0].endswith(
+        "declined (the engine answered error: I play Collapsi only)"
+    )
+    assert sum("legal answers in time" in ln for ln in said) == 7, done.stdout
+    assert said[-1] == "PASSED: bad-collapsi-only, 0 failure(s), declined 1 of 8 games"

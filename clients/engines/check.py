@@ -23,8 +23,10 @@ from clients.engines.process import (
 )
 from engine.base import Game, new_game
 
-#: (game, rules, variant, players, options): every game and variant, smallest boards
-VARIANTS: tuple[tuple[str, str, str, int, dict[str, object] | None], ...] = (
+#: (game, rules, variant, players, options)
+Spec = tuple[str, str, str, int, dict[str, object] | None]
+#: every game and variant, smallest boards
+VARIANTS: tuple[Spec, ...] = (
     ("collapsi", "standard", "base", 2, None),
     ("collapsi", "classic", "base", 2, None),
     ("collapsi", "standard", "shifting", 2, None),
@@ -55,6 +57,9 @@ class Report:
 
     say: Callable[[str], None]
     failures: list[str] = field(default_factory=list)
+    #: the first game played through (the stop check plays it again)
+    first: Spec | None = None
+    declined: int = 0  # games the engine said it does not play (no failure)
 
     def ok(self, text: str) -> None:
         self.say(f"ok    {text}")
@@ -87,13 +92,16 @@ async def check_engine(
                 report.fail(f"stopped after {MAX_FAILURES} failures")
                 break
             await _one_game(eng, spec, move_ms, rng, report)
-        if len(report.failures) < MAX_FAILURES:
-            await _stop_and_quit(eng, report)
+        if report.first is None:
+            report.fail("games: it declined every game")
+        elif len(report.failures) < MAX_FAILURES:
+            await _stop_and_quit(eng, report.first, report)
     finally:
         await eng.kill()
+    declined = f", declined {report.declined} of {len(VARIANTS)} games" if report.declined else ""
     say(
         f"{'PASSED' if not report.failures else 'FAILED'}: {info.name}, "
-        f"{len(report.failures)} failure(s)"
+        f"{len(report.failures)} failure(s){declined}"
     )
     return not report.failures
 
@@ -127,7 +135,7 @@ async def _revive(eng: EngineProcess, report: Report) -> bool:
 
 async def _one_game(
     eng: EngineProcess,
-    spec: tuple[str, str, str, int, dict[str, object] | None],
+    spec: Spec,
     move_ms: int,
     rng: random.Random,
     report: Report,
@@ -142,8 +150,9 @@ async def _one_game(
         return
     try:
         await eng.new_game(p.new_game_of(game, seat), timeout=5)
-    except EngineRefused as exc:
-        report.fail(f"{label}: refused: {exc}")
+    except EngineRefused as exc:  # (no failure: ENGINE_PROTOCOL.md, Misbehaving engines)
+        report.declined += 1
+        report.ok(f"{label}: declined ({exc})")
         return
     except EngineProcessError as exc:
         report.fail(f"{label}: newgame: {exc}")
@@ -165,6 +174,7 @@ async def _one_game(
         if answer.move == "resign":
             break
         game.play(answer.move)
+    report.first = report.first or spec
     report.ok(f"{label}: {answers} legal answers in time (slowest {slowest:.0f} ms)")
     await eng.game_over(*_outcome(game))
 
@@ -184,11 +194,13 @@ def _outcome(game: Game) -> tuple[int | None, str]:
     return (None, "resign") if result is None else (result.winner, result.reason)
 
 
-async def _stop_and_quit(eng: EngineProcess, report: Report) -> None:
-    game = new_game("collapsi", seed=3)
+async def _stop_and_quit(eng: EngineProcess, first: Spec, report: Report) -> None:
+    """``stop`` in a game the engine plays (the first it played), then ``quit``."""
+    name, rules, variant, players, options = first
+    game = new_game(name, rules, variant, seed=3, players=players, options=options)
     try:
         await eng.new_game(p.new_game_of(game, 0), timeout=5)
-        long = p.Go(time=(600_000, 600_000))
+        long = p.Go(time=tuple([600_000] * players))
         await eng.go(p.position_of(game), game.legal_moves(), long, timeout=0.05)
         report.ok("stop: answered at once (no stop needed)")
     except EngineTimeout as exc:

@@ -5,7 +5,8 @@ Modes: ``crash`` (exits on the first go), ``crash-once`` (exits on the first go 
 first process only: marks a file named by ARENA_BAD_MARK), ``hang`` (never answers go,
 ignores stop), ``slow`` (answers go only after stop), ``illegal`` (answers a move
 that is not legal), ``garbage`` (prints nonsense instead of bestmove), ``nohandshake``
-(never says arenaok), ``refuse`` (answers newgame with error), ``fragile`` (dies on
+(never says arenaok), ``refuse`` (answers newgame with error), ``collapsi-only``
+(answers a Collecto newgame with error, plays the others), ``fragile`` (dies on
 a line it does not know), ``pause`` (a legal move, but only 0.15 s after each go:
 games long enough for a spectator to join while they run).
 """
@@ -25,6 +26,8 @@ for line in sys.stdin:
             print("arenaok 1")
     elif cmd == "newgame" and mode == "refuse":
         print("error I play nothing")
+    elif cmd == "newgame" and mode == "collapsi-only" and words[2] != "collapsi":
+        print("error I play Collapsi only")
     elif cmd == "isready":
         print("readyok")
     elif cmd == "legal":
