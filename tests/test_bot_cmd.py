@@ -721,14 +721,26 @@ async def test_a_name_in_use_is_one_line_and_sigterm_frees_it_at_once(arena):
 
 
 @pytest.mark.timeout(120)
-async def test_an_option_the_engine_does_not_declare_stops_the_run(arena):
-    """ENGINE_PROTOCOL.md: ``setoption`` only for options the engine declared. A typo in
-    ``--engine-option`` stops the run, naming the options the engine has (the Python
-    example declares ``Seed``), before any game."""
+@pytest.mark.parametrize(
+    "option,why",
+    [
+        ("Sed=3", "random-engine declares no option Sed (it declares: Seed)"),
+        (
+            "Seed=abc",
+            "random-engine's option Seed takes a whole number from 0 to 1000000, got 'abc'",
+        ),
+        ("Seed=-1", "random-engine's option Seed takes a whole number from 0 to 1000000, got '-1'"),
+    ],
+)
+async def test_an_option_the_engine_does_not_declare_stops_the_run(arena, option, why):
+    """ENGINE_PROTOCOL.md: ``setoption`` only for options the engine declared, as
+    declared. A typo in ``--engine-option``, or a value the option does not take, stops
+    the run, naming what the engine has (the Python example declares ``Seed``, a spin
+    from 0 to 1000000), before any game."""
     await arena.start()
-    args = ("--engine", PY_ENGINE, "--engine-option", "Sed=3", "--quick-match", "collapsi")
+    args = ("--engine", PY_ENGINE, "--engine-option", option, "--quick-match", "collapsi")
     async with bots(arena_bot(arena.url, "typo", *args)) as (bot,):
         code, lines, err = await bot.finish()
     assert code == 1, (lines, err)
-    assert lines[-1] == "stopped: random-engine declares no option Sed (it declares: Seed)", lines
+    assert lines[-1] == f"stopped: {why}", lines
     assert not any("quick match" in ln for ln in lines), lines

@@ -1,13 +1,17 @@
-"""arena bot's TOML config file: the flags' names as keys (either spelling), a string
-for a list as a flag's words, and a value of the wrong type named in one line."""
+"""arena bot's settings: in its TOML config file, the flags' names as keys (either
+spelling), a string for a list as a flag's words, and a value of the wrong type named
+in one line; a game the server does not host and a mistyped flag refused at once."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from clients.bot.config import ConfigError, build, load_toml
+from tests.engine_examples import ROOT
 
 
 def _config(tmp_path: Path, text: str):
@@ -33,3 +37,35 @@ def test_keys_take_the_flags_spelling_and_a_string_is_its_words(tmp_path: Path) 
 def test_a_value_of_the_wrong_type_is_named(tmp_path: Path, line: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
         _config(tmp_path, line + "\n")
+
+
+def _arena_bot(*flags: str) -> subprocess.CompletedProcess[str]:
+    """``arena bot`` as a user runs it, with no server: these are refused before it connects."""
+    argv = [sys.executable, "-m", "clients.cli", "bot", "--name", "b", "--level", "random"]
+    return subprocess.run([*argv, *flags], cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize(
+    "spec,message",
+    [
+        ("collapsi/bigboard", "collapsi has no variant 'bigboard'; variants: base, big-board,"),
+        (
+            "collapsi/base/standrd",
+            "collapsi has no rule set 'standrd'; rule sets: standard, classic",
+        ),
+        ("colapsi", "unknown game 'colapsi'; known: collapsi, collecto"),
+    ],
+)
+def test_a_game_the_server_does_not_host_is_refused_before_logging_in(spec, message) -> None:
+    done = _arena_bot("--url", "ws://127.0.0.1:9", "--quick-match", spec)
+    assert done.returncode == 2, done
+    assert done.stderr.startswith(f"arena bot: error: {message}") and not done.stdout, done
+
+
+def test_a_mistyped_flag_shows_arena_bots_usage() -> None:
+    done = _arena_bot("--quik-match", "collapsi")
+    assert done.returncode == 2, done
+    assert done.stderr.startswith("usage: arena bot "), done.stderr
+    assert done.stderr.rstrip().endswith(
+        "arena bot: error: unrecognized arguments: --quik-match collapsi"
+    )

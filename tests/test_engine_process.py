@@ -71,6 +71,27 @@ def test_replies_round_trip(reply):
 
 
 @pytest.mark.parametrize(
+    "decl,value,wants",
+    [
+        (p.OptionDecl("Depth", "spin", "3", 0, 20), "20", None),
+        (p.OptionDecl("Depth", "spin", "3", 0, 20), "21", "a whole number from 0 to 20"),
+        (p.OptionDecl("Depth", "spin", "3", 1), "x", "a whole number from 1"),
+        (p.OptionDecl("Ponder", "check", "false"), "true", None),
+        (p.OptionDecl("Ponder", "check", "false"), "yes", "true or false"),
+        (p.OptionDecl("Style", "combo", "safe", vars=("safe", "wild")), "wild", None),
+        (
+            p.OptionDecl("Style", "combo", "safe", vars=("safe", "wild")),
+            "mild",
+            "one of safe, wild",
+        ),
+        (p.OptionDecl("Book", "string"), "any thing", None),
+    ],
+)
+def test_an_option_says_which_values_it_takes(decl, value, wants):
+    assert decl.refuses(value) == wants
+
+
+@pytest.mark.parametrize(
     "line,message",
     [
         ("bestmove", "no move"),

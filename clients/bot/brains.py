@@ -135,6 +135,12 @@ class EngineBrain(Brain):
                 f"{info.name} declares no option {', '.join(unknown)} (it declares: {declared})"
             )
         for name, value in self.options.items():
+            if (wants := info.options[name].refuses(value)) is not None:
+                await self.proc.quit()
+                raise EngineOptionUnknown(
+                    f"{info.name}'s option {name} takes {wants}, got {value!r}"
+                )
+        for name, value in self.options.items():
             await self.proc.set_option(name, value)
         self._up = True
 

@@ -78,11 +78,20 @@ class BotConfig:
         from engine.base import SetupError, game_class
 
         try:
-            game_class(parts[0])
+            cls = game_class(parts[0])
         except SetupError as exc:
             raise ConfigError(str(exc)) from None
         variant = parts[1] if len(parts) > 1 and parts[1] else self.variant
         rules = parts[2] if len(parts) > 2 and parts[2] else self.rules
+        # (the names the server takes: server/variants.py; found here, before logging in)
+        if rules is not None and rules not in cls.rule_sets:
+            known = ", ".join(cls.rule_sets)
+            raise ConfigError(f"{parts[0]} has no rule set {rules!r}; rule sets: {known}")
+        if variant is not None and not all(v in cls.variants for v in variant.split("+")):
+            known = ", ".join(cls.variants)
+            raise ConfigError(
+                f"{parts[0]} has no variant {variant!r}; variants: {known} (combined with +)"
+            )
         return parts[0], variant, rules
 
     def time_control(self) -> TimeControl:

@@ -55,7 +55,7 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
         if argv and argv[0] == name:
             module = importlib.import_module(module_path)
             module.add_arguments(sp)
-            sp.set_defaults(_module=module)
+            sp.set_defaults(_module=module, _parser=sp)
     return parser
 
 
@@ -64,7 +64,9 @@ def main(argv: list[str] | None = None) -> int:
 
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # (the command's own usage, not arena's: it names the flags it takes)
+        getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return int(args._module.run(args) or 0)
     except (CliError, EngineError) as exc:

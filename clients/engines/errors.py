@@ -23,8 +23,9 @@ class EngineNotFound(EngineProcessError):
 
 
 class EngineOptionUnknown(EngineNotFound):
-    """An option set for the program (``--engine-option``) that it does not declare: it
-    cannot be run as asked (ENGINE_PROTOCOL.md: ``setoption`` only for declared options)."""
+    """An option set for the program (``--engine-option``) that it does not declare, or
+    a value its declaration does not take: it cannot be run as asked (ENGINE_PROTOCOL.md:
+    ``setoption`` only for declared options, as declared)."""
 
     code = "engine_option_unknown"
 

@@ -143,6 +143,23 @@ class OptionDecl:
     max: int | None = None
     vars: tuple[str, ...] = ()
 
+    def refuses(self, value: str) -> str | None:
+        """Why ``value`` is not one this option takes (None: it is)."""
+        if self.type == "check" and value not in ("true", "false"):
+            return "true or false"
+        if self.type == "combo" and value not in self.vars:
+            return f"one of {', '.join(self.vars)}"
+        if self.type == "spin":
+            lo = "" if self.min is None else f" from {self.min}"
+            hi = "" if self.max is None else f" to {self.max}"
+            try:
+                n = int(value)
+            except ValueError:
+                return f"a whole number{lo}{hi}"
+            if (self.min is not None and n < self.min) or (self.max is not None and n > self.max):
+                return f"a whole number{lo}{hi}"
+        return None
+
 
 @dataclass(frozen=True, slots=True)
 class ArenaOk:
