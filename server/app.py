@@ -158,13 +158,16 @@ class Arena:
         """Tell every client, stop the rooms, finish the writes in flight."""
         self.stopping = True
         self.log.info("arena_stopping", connections=len(self.connections))
-        for conn in list(self.connections):
+        conns = list(self.connections)
+        for conn in conns:
             conn.send(
                 m.Goodbye(
                     reason="shutdown", message="server shutting down", reconnect_after_ms=1000
                 )
             )
             conn.close(CloseCode.GOING_AWAY, "server shutting down")
+        if conns:  # their sessions' grace is written before the store closes
+            await asyncio.wait([asyncio.ensure_future(c.done.wait()) for c in conns], timeout=5)
         for room in list(self.rooms.values()):
             await room.stop()
             with contextlib.suppress(Exception):

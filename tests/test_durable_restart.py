@@ -185,6 +185,9 @@ async def test_sigterm_mid_game_then_restart_clients_reconnect_by_themselves(
     assert not await play({0: ann, 1: bob}, room, acked, 3)
     last = [e for e in ann.events(room) if e.type == "move_made"][-1]
     assert await stop_node(first) == 0
+    # the players' connections closed, their sessions' grace written before the store closed
+    assert first.events("store_write_after_close") == []
+    assert len(first.events("connection_lost")) == 2
     bye = await ann.next(type="goodbye")
     assert bye.reason == "shutdown" and bye.reconnect_after_ms
     await asyncio.sleep(1.5)  # the server is down this long: nobody's clock may run
