@@ -311,6 +311,7 @@ async def _serve(config: Config, deadline: ShutdownDeadline, banner: bool) -> No
         log.info(
             "listening",
             url=f"ws://{config.host}:{config.port}",
+            web=f"http://{config.host}:{config.port}/",  # (where to play and watch, as JSON)
             node=arena.node,
             store=type(arena.presence).__name__,
             data_dir=config.data_dir,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import urllib.request
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,10 @@ async def test_restart_with_the_same_data_dir_keeps_records(tmp_path: Path) -> N
     """The memory store with --data-dir: records are still written there as files."""
     data = str(tmp_path / "data")
     async with arena_serve("--store", "memory", "--data-dir", data) as first:
+        # JSON logs (not a terminal) say where to play and watch too: the web page
+        (listening,) = [e for e in first.lines if e["event"] == "listening"]
+        with urllib.request.urlopen(listening["web"], timeout=10) as page:
+            assert page.status == 200 and b"<html" in page.read().lower()
         record_id, moves, ann = await finished_game(first.url)
         first.proc.send_signal(signal.SIGTERM)
         bye = await ann.next(type="goodbye")
