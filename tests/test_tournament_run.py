@@ -301,3 +301,4 @@ def test_live_progress_and_standings_on_a_terminal(tmp_path: Path) -> None:
     assert "8/8" in text  # the progress bar: games played of all
     assert any(f"{k}/8" in text for k in range(1, 8)), "no progress shown while it played"
     assert "participant" in text and "greedy" in text and "W-D-L" in text
+    assert "even pairs" in text  # (pairs scored 1 of 2: not draws, which W-D-L counts)

@@ -31,7 +31,7 @@ def standings_table(standings: list[dict[str, Any]], title: str = "standings") -
         "+/-",
         "nElo",
         "LOS",
-        "draws",
+        "even pairs",  # (deal pairs scored 1 of 2: both drawn, or one won one lost)
     ):
         table.add_column(col, justify="left" if col == "participant" else "right")
     for rank, row in enumerate(standings, 1):
