@@ -32,6 +32,7 @@ def test_keys_take_the_flags_spelling_and_a_string_is_its_words(tmp_path: Path) 
         ("games = true", "games must be a whole number, got True"),
         ("quick_match = [1]", "quick_match must be a list of strings, got [1]"),
         ("rated = 1", "rated must be true or false, got 1"),
+        ("max-strikes = 2\nmax_strikes = 3", "max-strikes is also spelt max_strikes"),
     ],
 )
 def test_a_value_of_the_wrong_type_is_named(tmp_path: Path, line: str, message: str) -> None:
