@@ -136,7 +136,12 @@ class BotRunner:
     async def run(self) -> int:
         """Play until the configured number of games is done (0: forever); exit status."""
         self.client.listener = self._route  # (before connecting: nothing is missed)
-        await self._connect()
+        try:
+            await self._connect()
+        except BaseException:  # (a SIGTERM during the login: the name is free at once)
+            with contextlib.suppress(Exception):
+                await self.client.close()
+            raise
         warm_games(self.cfg.specs())
         settle_heap()
         dispatcher = asyncio.create_task(self._dispatch())

@@ -1,0 +1,41 @@
+"""``arena bot`` stopped (Ctrl-C, SIGTERM: its run cancelled) while it logs in: the
+connection is closed cleanly, so the server frees the bot's name at once rather than
+holding it for the grace period of a dropped connection."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from typing import Any
+
+import pytest
+
+from clients.bot.brains import LevelBrain
+from clients.bot.config import BotConfig
+from clients.bot.runner import BotRunner
+from clients.client import Client
+
+
+@pytest.mark.timeout(60)
+async def test_a_run_cancelled_as_it_logs_in_frees_its_name(arena):
+    await arena.start()
+    logged_in = asyncio.Event()
+
+    class Held(Client):
+        """Logged in by the server, then held: the cancel lands inside the login."""
+
+        async def login(self, *args: Any, **kwargs: Any) -> Any:
+            await super().login(*args, **kwargs)
+            logged_in.set()
+            await asyncio.Event().wait()
+
+    cfg = BotConfig(url=arena.url, name="quitter", level="random", quick_match=["collapsi"])
+    runner = BotRunner(cfg.check(), lambda strike, log: LevelBrain("random", 1), io.StringIO())
+    runner.client = Held(arena.url, keep_events=False, patient=True)
+    run = asyncio.create_task(runner.run())
+    await asyncio.wait_for(logged_in.wait(), 20)
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    again = await arena.client()
+    assert (await again.login("quitter", bot=True)).name == "quitter"  # (not name_taken)
