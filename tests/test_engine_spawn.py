@@ -4,7 +4,11 @@ streams, its exit status by pidfd, and by a worker thread where there is no pidf
 from __future__ import annotations
 
 import asyncio
+import signal
+import subprocess
 import sys
+import threading
+from typing import Any
 
 import pytest
 
@@ -56,3 +60,38 @@ async def test_a_killed_program_and_a_missing_one() -> None:
     proc.stdin.close()
     with pytest.raises(OSError):
         await spawn(["/nonexistent/engine-program"])
+
+
+async def test_a_start_cancelled_midway_leaves_no_program_running(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Cancelled while the worker thread starts the program (a bot stopped as its next
+    engine starts): the program is killed once the thread has started it, not orphaned.
+    This one ignores the end of its input, so only the kill ends it. (Popen is watched
+    to learn which process the thread started.)"""
+    started: list[subprocess.Popen[bytes]] = []
+    thread_done = threading.Event()
+
+    class Watched(subprocess.Popen):  # type: ignore[type-arg]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            try:
+                super().__init__(*args, **kwargs)
+                started.append(self)
+            finally:
+                thread_done.set()
+
+    monkeypatch.setattr(subprocess, "Popen", Watched)
+    stubborn = [sys.executable, "-c", "import time\ntime.sleep(120)\n"]
+    starting = asyncio.create_task(spawn(stubborn))
+    await asyncio.sleep(0)  # (it is in the thread now)
+    starting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await starting
+    assert await asyncio.to_thread(thread_done.wait, 30)
+    (proc,) = started
+    try:
+        assert await asyncio.to_thread(proc.wait, 30) == -signal.SIGKILL
+    finally:
+        if proc.poll() is None:  # (left running: the test failed; it goes all the same)
+            proc.kill()
+            proc.wait()

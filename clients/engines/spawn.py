@@ -77,6 +77,17 @@ class SpawnedProcess:
         loop.add_reader(fd, exited)
 
 
+def _kill_started(starting: asyncio.Future[subprocess.Popen[bytes]]) -> None:
+    """A program started for a caller that was cancelled meanwhile: killed (and reaped
+    by :mod:`subprocess` later)."""
+    if not starting.cancelled() and starting.exception() is None:
+        popen = starting.result()
+        popen.kill()
+        for pipe in (popen.stdin, popen.stdout, popen.stderr):
+            if pipe is not None:
+                pipe.close()
+
+
 def _settle(done: asyncio.Future[int], task: asyncio.Task[int]) -> None:
     if done.done():
         return
@@ -101,15 +112,22 @@ async def spawn(
     that gets the program's output as it arrives (``SpawnedProcess.stdout`` is then
     None), rather than a StreamReader, which a reading task must wait on."""
     loop = asyncio.get_running_loop()
-    popen = await asyncio.to_thread(
-        subprocess.Popen,
-        list(argv),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=cwd,
-        env=env,
+    starting = asyncio.ensure_future(
+        asyncio.to_thread(
+            subprocess.Popen,
+            list(argv),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=env,
+        )
     )
+    try:
+        popen = await asyncio.shield(starting)
+    except asyncio.CancelledError:  # (the thread goes on: what it starts is not left running)
+        starting.add_done_callback(_kill_started)
+        raise
     assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
     try:
         out = None if stdout is not None else asyncio.StreamReader(limit=limit, loop=loop)
