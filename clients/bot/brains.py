@@ -120,6 +120,7 @@ class EngineBrain(Brain):
         self._up = False
         #: a search :meth:`begin` started: (the history's length then, the search)
         self._early: tuple[int, Search] | None = None
+        self._interrupted = False  # the game ended while choose() waits: ask no more
 
     def _line(self, direction: str, text: str) -> None:
         self.log(f"engine {direction} {text}")
@@ -185,16 +186,19 @@ class EngineBrain(Brain):
         deadline = time.monotonic() + allowed
         wrong = 0
         early, self._early = self._early, None
+        self._interrupted = False
         # a search begun for this position is finished, once (one begun for another is
         # drained by the next go)
         search = early[1] if early is not None and early[0] == len(game.history) else None
-        while (left := deadline - time.monotonic()) > 0:
+        while (left := deadline - time.monotonic()) > 0 and not self._interrupted:
             try:
                 if search is not None:
                     begun, search = search, None
                     return (await self.proc.finish_go(begun, timeout=left)).move
                 if not self.proc.running:
                     await self._revive()
+                    if self._interrupted:
+                        break
                     left = deadline - time.monotonic()
                 answer = await self.proc.go(p.position_of(game), legal, mt.go, timeout=left)
                 return answer.move
@@ -220,6 +224,7 @@ class EngineBrain(Brain):
             await self.proc.cancel_go()
 
     async def interrupt(self) -> None:
+        self._interrupted = True  # (not asked again after a crash or a wrong answer)
         if self.proc.searching:  # (choose() takes its bestmove: the engine stays in step)
             with contextlib.suppress(EngineProcessError):
                 await self.proc.stop()
