@@ -744,3 +744,26 @@ async def test_an_option_the_engine_does_not_declare_stops_the_run(arena, option
     assert code == 1, (lines, err)
     assert lines[-1] == f"stopped: {why}", lines
     assert not any("quick match" in ln for ln in lines), lines
+
+
+@pytest.mark.timeout(120)
+async def test_sigterm_mid_game_resigns_it(arena):
+    """SIGTERM while the bot plays: its game is resigned (the opponent is told at once,
+    not after the clock or the grace), and the bot exits 143."""
+    await arena.start()
+    async with bots(
+        arena_bot(arena.url, "stopper", "--level", "random", "--quick-match", "collapsi")
+    ) as (bot,):
+        await bot.wait_for("waiting for an opponent")
+        ann = await arena.client("ann")
+        async for matched, ev in quick_match_events(ann):
+            if ev.type == "game_over":
+                break
+            if ev.to_move == matched.seat:
+                if ev.type == "move_made" and ev.ply >= 2 and bot.proc.returncode is None:
+                    bot.proc.terminate()  # (both have moved: a resignation, not an abort)
+                    continue
+                await ann.move(matched.room, ev.legal_moves[0])
+        assert ev.result.reason == "resign" and ev.result.winner == matched.seat, ev.result
+        code, lines, err = await bot.finish()
+        assert code == 143 and "Traceback" not in err, (code, err)
