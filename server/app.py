@@ -166,13 +166,12 @@ class Arena:
                 )
             )
             conn.close(CloseCode.GOING_AWAY, "server shutting down")
-        if conns:  # their sessions' grace is written before the store closes
-            await asyncio.wait([asyncio.ensure_future(c.done.wait()) for c in conns], timeout=5)
         for room in list(self.rooms.values()):
             await room.stop()
             with contextlib.suppress(Exception):
                 await self.presence.leases.release(room.id, self.node)
         await self.records.flush()
+        await self._closed(conns)
         if self._background:
             await asyncio.wait(list(self._background), timeout=5)
         await stop(self._tasks)  # cancelled again if they go on (server.tasks)
@@ -181,6 +180,16 @@ class Arena:
         await self.tournament_store.close()
         await self.presence.close()
         self.log.info("arena_stopped")
+
+    @staticmethod
+    async def _closed(conns: list[Connection]) -> None:
+        """Wait (5 s at most) until the connections' handlers have ended: a connection's
+        loss writes its session's grace, which must reach the store before it closes."""
+        waits = [asyncio.ensure_future(c.done.wait()) for c in conns]
+        if waits:
+            _, late = await asyncio.wait(waits, timeout=5)
+            for w in late:
+                w.cancel()
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run ``coro`` in the background, keeping a reference; shutdown waits for it."""
@@ -261,8 +270,10 @@ class Arena:
                 self.keepalive.discard(conn)
             self.lobby_conns.discard(conn)
             self.metrics.connections.dec()
-            await self.session_service.connection_lost(conn)
-            conn.done.set()
+            try:
+                await self.session_service.connection_lost(conn)
+            finally:
+                conn.done.set()
 
     async def dispatch(self, conn: Connection, msg: Any) -> None:
         handler = self.handlers.get(msg.type)

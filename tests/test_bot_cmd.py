@@ -765,5 +765,5 @@ async def test_sigterm_mid_game_resigns_it(arena):
                     continue
                 await ann.move(matched.room, ev.legal_moves[0])
         assert ev.result.reason == "resign" and ev.result.winner == matched.seat, ev.result
-        code, lines, err = await bot.finish()
+        code, _, err = await bot.finish()
         assert code == 143 and "Traceback" not in err, (code, err)

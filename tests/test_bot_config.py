@@ -33,6 +33,7 @@ def test_keys_take_the_flags_spelling_and_a_string_is_its_words(tmp_path: Path) 
         ("quick_match = [1]", "quick_match must be a list of strings, got [1]"),
         ("rated = 1", "rated must be true or false, got 1"),
         ("max-strikes = 2\nmax_strikes = 3", "max-strikes is also spelt max_strikes"),
+        ("untimed-move_s = 2\nuntimed_move-s = 3", "untimed-move_s is also spelt untimed_move-s"),
     ],
 )
 def test_a_value_of_the_wrong_type_is_named(tmp_path: Path, line: str, message: str) -> None:

@@ -47,6 +47,7 @@ def test_bad_engines_fail_with_the_reason(mode, message):
     done = engine_check(bad(mode), "--move-ms", "300")
     assert done.returncode == 1, done.stdout + done.stderr
     assert message in done.stdout, done.stdout
+    assert (mode == "refuse") == ("declined every game" in done.stdout), done.stdout
     assert done.stdout.rstrip().splitlines()[-1].startswith(f"FAILED: bad-{mode}")
 
 

@@ -62,13 +62,11 @@ async def test_a_killed_program_and_a_missing_one() -> None:
         await spawn(["/nonexistent/engine-program"])
 
 
-async def test_a_start_cancelled_midway_leaves_no_program_running(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Cancelled while the worker thread starts the program (a bot stopped as its next
-    engine starts): the program is killed once the thread has started it, not orphaned.
-    This one ignores the end of its input, so only the kill ends it. (Popen is watched
-    to learn which process the thread started.)"""
+STUBBORN = [sys.executable, "-c", "import time\ntime.sleep(120)\n"]
+
+
+def _watch_popen(monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], threading.Event]:
+    """The programs the worker thread starts, and an event set when it is done."""
     started: list[subprocess.Popen[bytes]] = []
     thread_done = threading.Event()
 
@@ -81,12 +79,10 @@ async def test_a_start_cancelled_midway_leaves_no_program_running(
                 thread_done.set()
 
     monkeypatch.setattr(subprocess, "Popen", Watched)
-    stubborn = [sys.executable, "-c", "import time\ntime.sleep(120)\n"]
-    starting = asyncio.create_task(spawn(stubborn))
-    await asyncio.sleep(0)  # (it is in the thread now)
-    starting.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await starting
+    return started, thread_done
+
+
+async def _killed(started: list[Any], thread_done: threading.Event) -> None:
     assert await asyncio.to_thread(thread_done.wait, 30)
     (proc,) = started
     try:
@@ -95,3 +91,34 @@ async def test_a_start_cancelled_midway_leaves_no_program_running(
         if proc.poll() is None:  # (left running: the test failed; it goes all the same)
             proc.kill()
             proc.wait()
+
+
+async def test_a_start_cancelled_midway_leaves_no_program_running(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Cancelled while the worker thread starts the program (a bot stopped as its next
+    engine starts): the program is killed, not orphaned. This one ignores the end of
+    its input, so only the kill ends it. (Popen is watched to learn which process the
+    thread started.)"""
+    started, thread_done = _watch_popen(monkeypatch)
+    starting = asyncio.create_task(spawn(STUBBORN))
+    await asyncio.sleep(0)  # (its thread is handed the start)
+    starting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await starting
+    await _killed(started, thread_done)
+
+
+async def test_a_start_cut_short_by_the_loops_end_leaves_no_program_running(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same as SIGTERM does it: the loop ends (``asyncio.run`` cancels what is left,
+    the thread's own task too) while the thread starts the program."""
+    started, thread_done = _watch_popen(monkeypatch)
+
+    async def stopped_at_once() -> None:
+        asyncio.get_running_loop().create_task(spawn(STUBBORN))
+        await asyncio.sleep(0)
+
+    await asyncio.to_thread(asyncio.run, stopped_at_once())
+    await _killed(started, thread_done)

@@ -63,8 +63,8 @@ async def test_restart_with_the_same_data_dir_keeps_records(tmp_path: Path) -> N
     async with arena_serve("--store", "memory", "--data-dir", data) as first:
         # JSON logs (not a terminal) say where to play and watch too: the web page
         (listening,) = [e for e in first.lines if e["event"] == "listening"]
-        with urllib.request.urlopen(listening["web"], timeout=10) as page:
-            assert page.status == 200 and b"<html" in page.read().lower()
+        page = await asyncio.to_thread(_get, listening["web"])
+        assert b"<html" in page.lower()
         record_id, moves, ann = await finished_game(first.url)
         first.proc.send_signal(signal.SIGTERM)
         bye = await ann.next(type="goodbye")
@@ -84,6 +84,12 @@ async def test_restart_with_the_same_data_dir_keeps_records(tmp_path: Path) -> N
             assert [c.name for c in rec.ratings] == ["ann", "bob"]
         second.proc.send_signal(signal.SIGINT)
         assert await asyncio.wait_for(second.proc.wait(), 15) == 0
+
+
+def _get(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=10) as reply:
+        assert reply.status == 200
+        return reply.read()
 
 
 async def _http_get(port: int, path: str) -> tuple[int, str, str]:

@@ -165,7 +165,7 @@ class EngineBrain(Brain):
         """Start the process again after a crash or a hang, and give it the game."""
         await self.proc.restart()
         self.log(f"engine restarted (pid {self.proc.pid})")
-        if self._new is not None:
+        if self._new is not None and not self._interrupted:  # (a game still going on)
             await self.proc.new_game(self._new)
 
     def begin(

@@ -93,15 +93,21 @@ class ChallengeDesk:
             self._ended(reason)
 
     def _ended(self, reason: str) -> None:
-        """Our challenge ended without a game: ask again later, later after each decline."""
+        """Our challenge ended without a game: ask again later, later after each decline
+        in a row (one that ended otherwise, ``gone``, is asked again soon)."""
         name = self.runner.cfg.challenge[0]
         self.pending = None
-        self._declined += 1
-        wait = min(AGAIN_AT_MOST_S, AGAIN_AFTER_S * 2 ** (self._declined - 1))
+        self._declined = self._declined + 1 if reason == "declined" else 0
+        wait = min(AGAIN_AT_MOST_S, AGAIN_AFTER_S * 2 ** max(0, self._declined - 1))
         times = f", {self._declined} times in a row" if self._declined > 1 else ""
         self.runner.say(f"challenge to {name} {reason}{times}: challenging again in {wait:g} s")
         self._after = time.monotonic() + wait
         self.runner.changed.set()
+
+    def forget(self) -> None:
+        """The session is gone (logged in again): so is the challenge it sent."""
+        self.pending = None
+        self._ended_early.clear()
 
     def route(self, msg: Any) -> bool:
         """Take ``msg`` if it is about challenges (True); ``matched`` ends the pending one."""

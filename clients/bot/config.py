@@ -164,10 +164,11 @@ def load_toml(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read config {path}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config {path} is not valid TOML: {exc}") from None
-    both = sorted(k for k in data if "-" in k and k.replace("-", "_") in data)
-    if both:
-        raise ConfigError(f"config {path}: {both[0]} is also spelt {both[0].replace('-', '_')}")
-    data = {str(k).replace("-", "_"): v for k, v in data.items()}  # (the flags' spelling too)
+    spelt: dict[str, str] = {}
+    for key in map(str, data):  # (the flags' spelling too, but one of them)
+        if (other := spelt.setdefault(key.replace("-", "_"), key)) != key:
+            raise ConfigError(f"config {path}: {other} is also spelt {key}")
+    data = {str(k).replace("-", "_"): v for k, v in data.items()}
     unknown = sorted(set(data) - _NAMES)
     if unknown:
         raise ConfigError(f"config {path}: unknown settings {', '.join(unknown)}")

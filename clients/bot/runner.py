@@ -466,6 +466,7 @@ class BotRunner:
             except UnknownSessionError:
                 await self.client.login(self.cfg.name, self.cfg.token, bot=True)
                 self.say("reconnected: the session was gone, logged in again")
+                self.challenges.forget()
                 for task in self.tasks.values():
                     task.feed(SimpleNamespace(type="room_closed", room=task.room))
                 return

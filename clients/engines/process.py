@@ -83,6 +83,10 @@ def _go_lines(position: p.Position, legal: Sequence[str] | None, clocks: p.Go | 
     return [p.format_command(cmd) for cmd in (*cmds, clocks or p.Go())]
 
 
+def _left(deadline: float | None) -> float | None:
+    return None if deadline is None else max(0.0, deadline - time.monotonic())
+
+
 def _loop_time(deadline: float) -> float:
     """A ``time.monotonic()`` deadline on the running loop's clock (``loop.time()``)."""
     loop = asyncio.get_running_loop()
@@ -397,6 +401,9 @@ class EngineProcess:
             if isinstance(item, Malformed) and item.line.split()[0] == what:
                 raise EngineGarbled(f"garbled {what}: {item.line!r} ({item.error})", item.line)
             if isinstance(item, p.EngineErrorLine):
+                if kind is p.ReadyOk:  # (its readyok follows: the next wait must not take it)
+                    with contextlib.suppress(EngineTimeout):
+                        await self._expect(p.ReadyOk, _left(deadline), what)
                 raise EngineRefused(f"the engine answered error: {item.text}")
             if isinstance(item, p.Info) and infos is not None:
                 infos.append(item)

@@ -14,6 +14,7 @@ Standard library only (apart from :func:`position_of`, which reads an
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,7 @@ VERSIONS: tuple[int, ...] = (1,)
 MAX_LINE = 65536
 #: option types an engine may declare (as UCI's)
 OPTION_TYPES = ("check", "spin", "combo", "string", "button")
+_WHOLE = re.compile(r"-?[0-9]+")
 
 
 class LineError(ValueError):
@@ -152,10 +154,9 @@ class OptionDecl:
         if self.type == "spin":
             lo = "" if self.min is None else f" from {self.min}"
             hi = "" if self.max is None else f" to {self.max}"
-            try:
-                n = int(value)
-            except ValueError:
+            if not _WHOLE.fullmatch(value):  # (int() takes "+5", " 5" and "1_000" too)
                 return f"a whole number{lo}{hi}"
+            n = int(value)
             if (self.min is not None and n < self.min) or (self.max is not None and n > self.max):
                 return f"a whole number{lo}{hi}"
         return None

@@ -13,9 +13,12 @@ the program's exit is watched with a pidfd (Linux) or, elsewhere, by a worker th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import subprocess
+import threading
 from collections.abc import Callable, Sequence
+from typing import Any
 
 
 class SpawnedProcess:
@@ -77,15 +80,41 @@ class SpawnedProcess:
         loop.add_reader(fd, exited)
 
 
-def _kill_started(starting: asyncio.Future[subprocess.Popen[bytes]]) -> None:
-    """A program started for a caller that was cancelled meanwhile: killed (and reaped
-    by :mod:`subprocess` later)."""
-    if not starting.cancelled() and starting.exception() is None:
-        popen = starting.result()
+class _Start:
+    """``Popen`` in a worker thread, for a caller that may be cancelled meanwhile: what
+    the thread starts after :meth:`abandon` is killed there (the loop may be closing: a
+    bot stopped by SIGTERM as an engine starts), and what it started before, here."""
+
+    def __init__(self, argv: list[str], **kwargs: Any) -> None:
+        self.argv, self.kwargs = argv, kwargs
+        self._lock = threading.Lock()
+        self._abandoned = False
+        self._started: subprocess.Popen[bytes] | None = None
+
+    def run(self) -> subprocess.Popen[bytes]:
+        popen = subprocess.Popen(self.argv, **self.kwargs)
+        with self._lock:
+            self._started = popen
+            abandoned = self._abandoned
+        if abandoned:
+            _kill(popen)
+        return popen
+
+    def abandon(self) -> None:
+        with self._lock:
+            self._abandoned = True
+            started = self._started
+        if started is not None:
+            _kill(started)
+
+
+def _kill(popen: subprocess.Popen[bytes]) -> None:
+    """Kill a program nobody will drive (:mod:`subprocess` reaps it later)."""
+    with contextlib.suppress(ProcessLookupError):
         popen.kill()
-        for pipe in (popen.stdin, popen.stdout, popen.stderr):
-            if pipe is not None:
-                pipe.close()
+    for pipe in (popen.stdin, popen.stdout, popen.stderr):
+        if pipe is not None:
+            pipe.close()
 
 
 def _settle(done: asyncio.Future[int], task: asyncio.Task[int]) -> None:
@@ -112,21 +141,18 @@ async def spawn(
     that gets the program's output as it arrives (``SpawnedProcess.stdout`` is then
     None), rather than a StreamReader, which a reading task must wait on."""
     loop = asyncio.get_running_loop()
-    starting = asyncio.ensure_future(
-        asyncio.to_thread(
-            subprocess.Popen,
-            list(argv),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=env,
-        )
+    start = _Start(
+        list(argv),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=cwd,
+        env=env,
     )
     try:
-        popen = await asyncio.shield(starting)
+        popen = await asyncio.to_thread(start.run)
     except asyncio.CancelledError:  # (the thread goes on: what it starts is not left running)
-        starting.add_done_callback(_kill_started)
+        start.abandon()
         raise
     assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
     try:
