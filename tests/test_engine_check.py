@@ -63,3 +63,10 @@ def test_an_engine_may_decline_a_game_it_does_not_play():
     )
     assert sum("legal answers in time" in ln for ln in said) == 7, done.stdout
     assert said[-1] == "PASSED: bad-collapsi-only, 0 failure(s), declined 1 of 8 games"
+
+
+def test_a_mistyped_flag_shows_the_subcommands_usage():
+    done = engine_check(["./my-engine"], "--move-msec", "300")
+    assert done.returncode == 2
+    assert done.stderr.startswith("usage: arena engine check "), done.stderr
+    assert "arena engine check: error: unrecognized arguments: --move-msec" in done.stderr

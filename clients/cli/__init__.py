@@ -55,7 +55,17 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
         if argv and argv[0] == name:
             module = importlib.import_module(module_path)
             module.add_arguments(sp)
-            sp.set_defaults(_module=module, _parser=sp)
+            sp.set_defaults(_module=module)
+    return parser
+
+
+def _command_parser(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.ArgumentParser:
+    """The parser of the (sub)command ``argv`` names: ``arena engine check``'s, say."""
+    for word in argv:
+        for action in parser._actions:  # (argparse keeps its subcommands there)
+            if isinstance(action, argparse._SubParsersAction) and word in action.choices:
+                parser = action.choices[word]
+                break
     return parser
 
 
@@ -66,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(argv)
     args, extra = parser.parse_known_args(argv)
     if extra:  # (the command's own usage, not arena's: it names the flags it takes)
-        getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
+        _command_parser(parser, argv).error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return int(args._module.run(args) or 0)
     except (CliError, EngineError) as exc:
