@@ -494,7 +494,11 @@ class Client:
 
     async def _request_once(self, wire: dict[str, Any], timeout: float) -> Any:
         sent = self._open_request(wire)
-        await self.send_wire(sent.data)
+        try:
+            await self.send_wire(sent.data)
+        except BaseException:  # (not sent: nothing will answer it, nothing is to wait)
+            self._pending.pop(sent.id, None)
+            raise
         return await self.reply(sent, timeout)
 
     def _open_request(self, wire: dict[str, Any]) -> Sent:

@@ -259,7 +259,7 @@ class BotRunner:
                             await self.challenges.send()
                         poll = self.challenges.may_send() is None  # (one due later)
                 except ConnectionLost:
-                    await self._online.wait()
+                    await self._after_loss()
                     continue
                 except ArenaError as exc:
                     if exc.code in _FATAL:  # asking again cannot help
@@ -286,6 +286,18 @@ class BotRunner:
                         await self.changed.wait()
             else:
                 await self.changed.wait()
+
+    async def _after_loss(self) -> None:
+        """A request failed as the connection went: wait until the dispatcher has seen
+        the loss and resumed. (It did not yield before: a request in flight as a server
+        stopped failed, the next failed at once on the closed socket, and so on, without
+        a turn of the loop: the dispatcher never ran, nor SIGTERM's handler.)"""
+        closed = self.client.closed
+        with contextlib.suppress(TimeoutError):  # (the reader sets it a moment later, if
+            async with asyncio.timeout(1.0):  # the send saw the loss first)
+                await closed.wait()
+        await asyncio.sleep(0)  # (the dispatcher's turn: it clears _online)
+        await self._online.wait()
 
     def _at_cap(self, exc: ArenaError) -> None:
         """The server's limit of games at once is below ``--concurrency``: said once."""
