@@ -94,8 +94,10 @@ async def test_a_challenge_declined_before_its_answer_is_read_is_sent_again_late
         await asyncio.gather(hosting, asking, return_exceptions=True)
     told = [ln for ln in challenger.said() if ln.startswith("challenge to host")]
     assert told[:2] == [
-        "challenge to host declined: challenging again in 1 s",
-        "challenge to host declined, 2 times in a row: challenging again in 2 s",
+        "challenge to host declined (it may not play collecto, or take no challenges): "
+        "challenging again in 1 s",
+        "challenge to host declined, 2 times in a row (it may not play collecto, or take no "
+        "challenges): challenging again in 2 s",
     ], challenger.said()
 
 

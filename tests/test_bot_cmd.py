@@ -290,7 +290,7 @@ async def test_a_bot_challenges_a_bot_on_another_node(arena, redis_url, redis_pr
     clock = ["--games", "2", "--clock", "fixed:3"]
     host = arena_bot(arena.url, "far-host", "--level", "random", "--accept-challenges", *clock)
     async with bots(host) as (far,):
-        await far.wait_for("logged in")
+        await far.wait_for("waiting for challenges")
         async with bots(
             arena_bot(
                 first, "near", "--level", "greedy", "--challenge", "far-host", "collapsi", *clock
@@ -693,6 +693,7 @@ async def test_an_engine_that_refuses_a_game_is_sent_nothing_more_for_it(arena, 
     [game] = [ln for ln in lines if ln.startswith("game ")]
     # (a resignation before every player has moved aborts the game: PROTOCOL.md)
     assert "seat 0" in game and ("(aborted)" in game or "loss (resign)" in game), lines
+    assert game.endswith("; the engine answered error: I play nothing"), game  # (its words)
     [log] = tmp_path.iterdir()
     text = [ln.split(" ", 1)[1] for ln in log.read_text().splitlines()]
     new = next(i for i, ln in enumerate(text) if ln.startswith("engine > newgame"))
@@ -765,5 +766,6 @@ async def test_sigterm_mid_game_resigns_it(arena):
                     continue
                 await ann.move(matched.room, ev.legal_moves[0])
         assert ev.result.reason == "resign" and ev.result.winner == matched.seat, ev.result
-        code, _, err = await bot.finish()
+        code, lines, err = await bot.finish()
         assert code == 143 and "Traceback" not in err, (code, err)
+        assert f"game {matched.room}: resigned (the bot was stopped)" in lines, lines

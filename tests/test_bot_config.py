@@ -25,6 +25,16 @@ def test_keys_take_the_flags_spelling_and_a_string_is_its_words(tmp_path: Path) 
     assert cfg.quick_match == ["collapsi", "collapsi/shifting"] and cfg.max_strikes == 5
 
 
+def test_engine_options_as_the_flag_gives_them_or_as_a_table(tmp_path: Path) -> None:
+    path = tmp_path / "bot.toml"
+    path.write_text(
+        'name = "b"\nengine = "./e"\nquick-match = "collapsi"\n'
+        'engine-option = ["Seed=7", "Style=wild"]\n[engine_options]\nStyle = "safe"\n'
+    )
+    cfg = build(load_toml(path), {})
+    assert cfg.engine_options == {"Seed": "7", "Style": "safe"}  # (the table wins)
+
+
 @pytest.mark.parametrize(
     "line,message",
     [
@@ -34,6 +44,7 @@ def test_keys_take_the_flags_spelling_and_a_string_is_its_words(tmp_path: Path) 
         ("rated = 1", "rated must be true or false, got 1"),
         ("max-strikes = 2\nmax_strikes = 3", "max-strikes is also spelt max_strikes"),
         ("untimed-move_s = 2\nuntimed_move-s = 3", "untimed-move_s is also spelt untimed_move-s"),
+        ('engine-option = ["Seed"]', "engine-option wants NAME=VALUE, got 'Seed'"),
     ],
 )
 def test_a_value_of_the_wrong_type_is_named(tmp_path: Path, line: str, message: str) -> None:
@@ -62,6 +73,25 @@ def test_a_game_the_server_does_not_host_is_refused_before_logging_in(spec, mess
     done = _arena_bot("--url", "ws://127.0.0.1:9", "--quick-match", spec)
     assert done.returncode == 2, done
     assert done.stderr.startswith(f"arena bot: error: {message}") and not done.stdout, done
+
+
+@pytest.mark.parametrize(
+    "flags,message",
+    [
+        (
+            ("--engine-option", "Seed=1", "--quick-match", "collapsi"),
+            "--engine-option sets an --engine program's option (a level has none)",
+        ),
+        (
+            ("--challenge", "collapsi"),
+            "--challenge NAME GAME...: 'collapsi' is a game; name the player first",
+        ),
+    ],
+)
+def test_settings_that_cannot_work_are_refused_before_logging_in(flags, message) -> None:
+    done = _arena_bot("--url", "ws://127.0.0.1:9", *flags)
+    assert done.returncode == 2, done
+    assert done.stderr == f"arena bot: error: {message}\n" and not done.stdout, done
 
 
 def test_a_mistyped_flag_shows_arena_bots_usage() -> None:

@@ -43,6 +43,7 @@ class ChallengeDesk:
         self.pending: str | None = None
         self._after = 0.0
         self._declined = 0  # in a row
+        self._spec = ""  # the game of the challenge sent last
         self._offline_told = False
         #: challenges ended while ours was on its way (one of them may be ours)
         self._ended_early: dict[str, str] = {}
@@ -63,6 +64,7 @@ class ChallengeDesk:
         name, *specs = r.cfg.challenge
         game, variant, rules = r.next_spec(specs or ["collapsi"])
         self.pending = _SENDING
+        self._spec = "/".join(part for part in (game, variant, rules) if part)
         self._ended_early.clear()
         try:
             sent = await r.client.challenge(
@@ -100,7 +102,10 @@ class ChallengeDesk:
         self._declined = self._declined + 1 if reason == "declined" else 0
         wait = min(AGAIN_AT_MOST_S, AGAIN_AFTER_S * 2 ** max(0, self._declined - 1))
         times = f", {self._declined} times in a row" if self._declined > 1 else ""
-        self.runner.say(f"challenge to {name} {reason}{times}: challenging again in {wait:g} s")
+        why = f" (it may not play {self._spec}, or take no challenges)" if self._declined else ""
+        self.runner.say(
+            f"challenge to {name} {reason}{times}{why}: challenging again in {wait:g} s"
+        )
         self._after = time.monotonic() + wait
         self.runner.changed.set()
 

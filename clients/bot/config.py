@@ -127,6 +127,14 @@ class BotConfig:
                 "--quick-match, --open-room, --join, --tournament and --challenge "
                 "do not go together"
             )
+        if self.engine_options and self.engine is None:
+            raise ConfigError(
+                "--engine-option sets an --engine program's option (a level has none)"
+            )
+        if self.challenge and self.challenge[0] in _game_names():
+            raise ConfigError(
+                f"--challenge NAME GAME...: {self.challenge[0]!r} is a game; name the player first"
+            )
         if self.games < 0 or self.concurrency < 1 or self.max_strikes < 1:
             raise ConfigError("--games must be >= 0, --concurrency and --max-strikes >= 1")
         if self.margin_ms < 0:
@@ -141,6 +149,12 @@ class BotConfig:
                     known = ", ".join(LEVELS.get(game, ())) or "none"
                     raise ConfigError(f"no {game} level {self.level!r}; levels: {known}")
         return self
+
+
+def _game_names() -> list[str]:
+    from engine.base import game_names
+
+    return game_names()
 
 
 _NAMES = {f.name for f in fields(BotConfig)}
@@ -169,6 +183,11 @@ def load_toml(path: str | Path) -> dict[str, Any]:
         if (other := spelt.setdefault(key.replace("-", "_"), key)) != key:
             raise ConfigError(f"config {path}: {other} is also spelt {key}")
     data = {str(k).replace("-", "_"): v for k, v in data.items()}
+    if "engine_option" in data:  # (the flag's own form: a list of NAME=VALUE)
+        pairs = _pairs(path, data.pop("engine_option"))
+        table = data.setdefault("engine_options", {})
+        if isinstance(table, dict):  # (anything else: named by the type check below)
+            data["engine_options"] = {**pairs, **table}
     unknown = sorted(set(data) - _NAMES)
     if unknown:
         raise ConfigError(f"config {path}: unknown settings {', '.join(unknown)}")
@@ -183,6 +202,18 @@ def load_toml(path: str | Path) -> dict[str, Any]:
         options = data["engine_options"]
         data["engine_options"] = {str(k): _option_text(v) for k, v in options.items()}
     return data
+
+
+def _pairs(path: str | Path, value: Any) -> dict[str, str]:
+    """``engine-option = ["Seed=7"]``, as the flag takes them."""
+    items = value.split() if isinstance(value, str) else value
+    out = {}
+    for item in items if isinstance(items, list) else [items]:
+        name, sep, text = str(item).partition("=")
+        if not sep or not name:
+            raise ConfigError(f"config {path}: engine-option wants NAME=VALUE, got {item!r}")
+        out[name] = text
+    return out
 
 
 def _option_text(value: Any) -> str:

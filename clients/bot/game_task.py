@@ -63,6 +63,7 @@ class GameTask:
         self._meta: tuple[str, str, str, dict[str, Any]] | None = None
         self._new_pending = False  # a game followed that the brain has not been told of
         self._refused = False  # the engine refused this game: it is asked nothing more
+        self.declined: str | None = None  # what the engine said as it refused the game
         self._moved_at = -1  # the history length the bot last answered for
         self._waiting = True  # run() waits for (or, not started, will take) the next message
         self._early: Any = None  # the message fed that was followed as it arrived
@@ -288,6 +289,7 @@ class GameTask:
         except EngineRefused as exc:
             self.log(f"the engine refused the game: {exc}; resigning")
             self._refused = True  # (ENGINE_PROTOCOL.md: not sent that game)
+            self.declined = str(exc)
             await self.send_move(RESIGN)
 
     def _play(self, move: str) -> None:

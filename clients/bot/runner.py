@@ -167,6 +167,11 @@ class BotRunner:
         await self.client.login(self.cfg.name, self.cfg.token, bot=True)
         self._online.set()
         self.say(f"bot {self.cfg.name}: logged in at {self.cfg.url}")
+        c = self.cfg
+        if c.accept_challenges and not (
+            c.quick_match or c.open_room or c.join or c.tournament or c.challenge
+        ):
+            self.say("waiting for challenges")
 
     def _done(self) -> bool:
         over = self.tournament_over and not self.tasks
@@ -297,7 +302,9 @@ class BotRunner:
             async with asyncio.timeout(1.0):  # the send saw the loss first)
                 await closed.wait()
         await asyncio.sleep(0)  # (the dispatcher's turn: it clears _online)
-        await self._online.wait()
+        while not (self._online.is_set() or self._done()):  # (resumed, or given up: fatal)
+            self.changed.clear()
+            await self.changed.wait()
 
     def _at_cap(self, exc: ArenaError) -> None:
         """The server's limit of games at once is below ``--concurrency``: said once."""
@@ -407,9 +414,10 @@ class BotRunner:
         moves = 0 if task.game is None else len(task.game.history)
         g = task.game
         name = "?" if g is None else f"{g.name}/{g.variant}/{g.rules}"
+        declined = f"; {task.declined}" if task.declined else ""  # (the engine's words)
         return (
             f"game {task.room}: {outcome} ({result.reason}) {name} seat {task.seat} "
-            f"vs {vs}, {moves} moves"
+            f"vs {vs}, {moves} moves{declined}"
         )
 
     async def _stop_games(self) -> None:
@@ -418,6 +426,7 @@ class BotRunner:
             if task.game is not None and not task.game.is_over():
                 with contextlib.suppress(Exception):
                     await self.client.resign(room)
+                    self.say(f"game {room}: resigned (the bot was stopped)")
         for player in list(self._players):
             player.cancel()
         for player in list(self._players):

@@ -23,7 +23,10 @@ async def queue(r: BotRunner) -> None:
     if not r.tasks:  # (nothing else to show meanwhile: say what it waits for)
         spec = "/".join(part for part in (game, variant, rules) if part)
         kind = "rated" if r.cfg.rated else "casual"
-        r.say(f"quick match: looking for a {kind} game of {spec}, waiting for an opponent")
+        clock = f"clock {r.cfg.clock}"  # (quick match pairs only those asking the same)
+        r.say(
+            f"quick match: looking for a {kind} game of {spec} ({clock}), waiting for an opponent"
+        )
     await r.client.quick_match(
         game,
         rules=rules,

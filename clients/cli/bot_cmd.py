@@ -3,7 +3,7 @@
     arena bot --name my-bot --token s3cret --engine "python3 my_engine.py" --quick-match collapsi
     arena bot --name house --level greedy --open-room collapsi --variant big-board --seats 3
     arena bot --name host --engine ./my-engine --accept-challenges
-    arena bot --name rival --level mcts --challenge host collapsi/shifting collecto
+    arena bot --name rival --level greedy --challenge host collapsi/shifting collecto
     arena bot --config bot.toml
 
 The bot is an engine program speaking the engine protocol (clients/ENGINE_PROTOCOL.md;
@@ -84,7 +84,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--rules", help="rule set (default: the game's)")
     what.add_argument("--variant", help="variant (default: the game's)")
     what.add_argument("--seats", type=int, help="players in an open room (Big Board: 2-4)")
-    what.add_argument("--clock", help="time control: none, 5+3 (min+s Fischer), fixed:10")
+    what.add_argument(
+        "--clock",
+        help="time control: none (the default), 5+3 (min+s Fischer), fixed:10; quick match "
+        "pairs only bots and players asking for the same",
+    )
     what.add_argument("--rated", action="store_true", default=None, help="rated games")
     what.add_argument("--games", type=int, help="stop after this many games (0: forever, default)")
     what.add_argument(
