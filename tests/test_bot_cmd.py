@@ -769,3 +769,22 @@ async def test_sigterm_mid_game_resigns_it(arena):
         code, lines, err = await bot.finish()
         assert code == 143 and "Traceback" not in err, (code, err)
         assert f"game {matched.room}: resigned (the bot was stopped)" in lines, lines
+
+
+@pytest.mark.timeout(120)
+async def test_a_second_sigterm_still_frees_the_name(arena):
+    """Two SIGTERMs at once (``timeout`` sends two; so does an impatient Ctrl-C): the
+    second may land while the engines are told to quit, after the logout, which now
+    comes first, so the name is free at once all the same (not after the grace)."""
+    await arena.start()
+    args = ("--engine", PY_ENGINE, "--quick-match", "collapsi")
+    for attempt in range(3):
+        async with bots(arena_bot(arena.url, "twice", *args)) as (bot,):
+            await bot.wait_for("waiting for an opponent")
+            bot.proc.terminate()
+            bot.proc.terminate()
+            code, _, err = await bot.finish()
+            assert code == 143 and "Traceback" not in err, (attempt, code, err)
+        again = await arena.client()
+        assert (await again.login("twice", bot=True)).name == "twice"  # (not name_taken)
+        await again.close()  # (a clean close: free again at once)

@@ -151,9 +151,12 @@ class BotRunner:
             dispatcher.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await dispatcher
-            await self._stop_games()
+            await self._resign_games()
+            # the name is free again at once; before the engines' slower goodbyes, which
+            # a second Ctrl-C or SIGTERM may cut short
             with contextlib.suppress(ArenaError, ConnectionLost, TimeoutError):
-                await self.client.logout()  # the name is free again at once
+                await self.client.logout()
+            await self._stop_games()
             with contextlib.suppress(Exception):
                 await self.client.close()
             flush_all()
@@ -420,13 +423,16 @@ class BotRunner:
             f"vs {vs}, {moves} moves{declined}"
         )
 
-    async def _stop_games(self) -> None:
+    async def _resign_games(self) -> None:
         """Resign what is still going (the run ended: strikes, a fatal error, Ctrl-C)."""
         for room, task in list(self.tasks.items()):
             if task.game is not None and not task.game.is_over():
                 with contextlib.suppress(Exception):
                     await self.client.resign(room)
                     self.say(f"game {room}: resigned (the bot was stopped)")
+
+    async def _stop_games(self) -> None:
+        """Stop the game tasks and close every engine."""
         for player in list(self._players):
             player.cancel()
         for player in list(self._players):
