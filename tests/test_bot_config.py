@@ -101,3 +101,23 @@ def test_a_mistyped_flag_shows_arena_bots_usage() -> None:
     assert done.stderr.rstrip().endswith(
         "arena bot: error: unrecognized arguments: --quik-match collapsi"
     )
+
+
+def test_the_sdk_examples_help_is_its_own() -> None:
+    """A Python bot takes arena bot's flags but those that say who plays: its --help is
+    its own (its name, no --engine or --level), and --level is a usage error there."""
+    example = str(ROOT / "clients" / "examples" / "python" / "sdk_bot.py")
+    helped = subprocess.run(
+        [sys.executable, example, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert helped.returncode == 0 and helped.stdout.startswith("usage: sdk_bot.py "), helped
+    assert "--quick-match" in helped.stdout and "--engine" not in helped.stdout, helped.stdout
+    wrong = subprocess.run(
+        [sys.executable, example, "--name", "b", "--level", "random"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert wrong.returncode == 2
+    assert "sdk_bot.py: error: unrecognized arguments: --level random" in wrong.stderr

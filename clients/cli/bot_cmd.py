@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import signal
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from clients.cli import CliError
@@ -33,15 +34,23 @@ if TYPE_CHECKING:
     from clients.bot.sdk import Bot
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, sdk: bool = False) -> None:
+    """``arena bot``'s flags (``sdk``: a Python bot's, which has no engine or level)."""
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.description = __doc__
+    if not sdk:
+        parser.description = __doc__
     parser.add_argument(
         "--config", metavar="FILE", help="a TOML file of these settings (flags win)"
     )
     parser.add_argument("--url", help="server address (default ws://127.0.0.1:8765)")
     parser.add_argument("--name", help="the bot's name (shown with a bot mark)")
     parser.add_argument("--token", help="secret that claims the name (rated games need it)")
+    if not sdk:
+        _who_plays(parser)
+    _what_and_how(parser)
+
+
+def _who_plays(parser: argparse.ArgumentParser) -> None:
     who = parser.add_argument_group("who plays (one of)")
     who.add_argument("--engine", metavar="CMD", help='an engine program, e.g. "./my-engine -q"')
     who.add_argument(
@@ -55,6 +64,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME=VALUE",
         help="set an option the engine declared (repeatable; an undeclared one stops the run)",
     )
+
+
+def _what_and_how(parser: argparse.ArgumentParser) -> None:
     what = parser.add_argument_group("what it plays")
     what.add_argument(
         "--quick-match",
@@ -186,13 +198,18 @@ def main(argv: list[str], bot: Bot | None = None) -> int:
     """``arena bot`` with a Python bot: the SDK's entry point (clients/bot/sdk.py)."""
     from clients.cli import CliError as Err
 
-    parser = argparse.ArgumentParser(prog="bot", description="a Python bot on an arena server")
-    add_arguments(parser)
+    prog = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "bot"
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description=f"a Python bot ({type(bot).__name__}) on an arena server: arena bot's "
+        "flags (see arena bot --help), the moves its choose() method's",
+    )
+    add_arguments(parser, sdk=True)
     args = parser.parse_args(argv)
     try:
         return run(args, bot=bot)
     except Err as exc:
-        print(f"bot: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
