@@ -52,10 +52,16 @@ def test_a_value_of_the_wrong_type_is_named(tmp_path: Path, line: str, message: 
         _config(tmp_path, line + "\n")
 
 
+def _run(*argv: str) -> subprocess.CompletedProcess[str]:
+    """``python ARGV...`` as a user runs it, with no server: these are refused before
+    any connection."""
+    return subprocess.run(
+        [sys.executable, *argv], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+
+
 def _arena_bot(*flags: str) -> subprocess.CompletedProcess[str]:
-    """``arena bot`` as a user runs it, with no server: these are refused before it connects."""
-    argv = [sys.executable, "-m", "clients.cli", "bot", "--name", "b", "--level", "random"]
-    return subprocess.run([*argv, *flags], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    return _run("-m", "clients.cli", "bot", "--name", "b", "--level", "random", *flags)
 
 
 @pytest.mark.parametrize(
@@ -107,17 +113,9 @@ def test_the_sdk_examples_help_is_its_own() -> None:
     """A Python bot takes arena bot's flags but those that say who plays: its --help is
     its own (its name, no --engine or --level), and --level is a usage error there."""
     example = str(ROOT / "clients" / "examples" / "python" / "sdk_bot.py")
-    helped = subprocess.run(
-        [sys.executable, example, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60
-    )
+    helped = _run(example, "--help")
     assert helped.returncode == 0 and helped.stdout.startswith("usage: sdk_bot.py "), helped
     assert "--quick-match" in helped.stdout and "--engine" not in helped.stdout, helped.stdout
-    wrong = subprocess.run(
-        [sys.executable, example, "--name", "b", "--level", "random"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    wrong = _run(example, "--name", "b", "--level", "random")
     assert wrong.returncode == 2
     assert "sdk_bot.py: error: unrecognized arguments: --level random" in wrong.stderr
