@@ -89,6 +89,14 @@ def test_a_game_the_server_does_not_host_is_refused_before_logging_in(spec, mess
             "--engine-option sets an --engine program's option (a level has none)",
         ),
         (
+            ("--quick-match", "collapsi/solo"),
+            "solo is a one-player puzzle: quick match and challenges pair players",
+        ),
+        (
+            ("--quick-match", "collapsi", "--rated"),
+            "--rated needs --token: rated games are for claimed names",
+        ),
+        (
             ("--challenge", "collapsi"),
             "--challenge NAME GAME...: 'collapsi' is a game; name the player first",
         ),

@@ -127,6 +127,13 @@ class BotConfig:
                 "--quick-match, --open-room, --join, --tournament and --challenge "
                 "do not go together"
             )
+        paired = (*self.quick_match, *self.challenge[1:])
+        if any("solo" in (self.spec(t)[1] or "").split("+") for t in paired):
+            raise ConfigError(
+                "solo is a one-player puzzle: quick match and challenges pair players"
+            )
+        if self.rated and not self.token:
+            raise ConfigError("--rated needs --token: rated games are for claimed names")
         if self.engine_options and self.engine is None:
             raise ConfigError(
                 "--engine-option sets an --engine program's option (a level has none)"

@@ -136,6 +136,13 @@ class BotRunner:
     async def run(self) -> int:
         """Play until the configured number of games is done (0: forever); exit status."""
         self.client.listener = self._route  # (before connecting: nothing is missed)
+        # the engines start first: one that cannot run as asked (not found, an option it
+        # does not take) stops the run before the bot is seen online
+        await self.warm()
+        if self.fatal is not None:
+            await self._stop_games()
+            self.say(f"stopped: {self.fatal}")
+            return 1
         try:
             await self._connect()
         except BaseException:  # (a SIGTERM during the login: the name is free at once)
