@@ -281,6 +281,7 @@ def server_examples() -> list[s.ServerBase]:
         s.ChallengeEnded(challenge="c3f9a1b2c4d5e", reason="declined"),
         s.Matched(room=room, seat=1),
         s.Matched(room="r-5c1d9", seat=0, tournament="t-autumn", round=2),
+        s.Matched(room="r-2e7a4", seat=1, challenge="c3f9a1b2c4d5e"),
         s.RoomState(
             re=6,
             room=room,

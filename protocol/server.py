@@ -247,6 +247,8 @@ class Matched(ServerBase):
     #: added within v1: the tournament this game is a pairing of, and its round
     tournament: Id | None = None
     round: Count | None = None
+    #: added within v1: the challenge this game was made from (accepted), to both sides
+    challenge: Id | None = None
 
 
 # -- room ----------------------------------------------------------------------------------

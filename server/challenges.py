@@ -203,7 +203,7 @@ class Challenges:
         self._forget_at_src(c)
         data = {**c.data, "since": time.monotonic()}  # (as a queue entry's, for a put-back)
         entries = [{"player": sid, "data": data, "rating": 0.0} for sid in (c.src_sid, s.id)]
-        await arena.matchmaker._seat_matched(*entries, src, s)
+        await arena.matchmaker._seat_matched(*entries, src, s, challenge=c.id)
 
     async def decline(self, conn: Connection, s: Session, msg: m.DeclineChallenge) -> None:
         c = self._mine(s, msg.challenge, "dst")

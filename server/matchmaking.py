@@ -166,7 +166,12 @@ class Matchmaker:
                     )
 
     async def _seat_matched(
-        self, a: dict[str, Any], b: dict[str, Any], sa: Session, sb: Session
+        self,
+        a: dict[str, Any],
+        b: dict[str, Any],
+        sa: Session,
+        sb: Session,
+        challenge: str | None = None,
     ) -> None:
         d = a["data"]
         tc = time_control_of(d)
@@ -177,7 +182,7 @@ class Matchmaker:
         for s in order:  # first: a logout from now on leaves this room (server.quick_seating)
             s.rooms.add(room.id)
         try:
-            await room.ask(seat_pair, self.arena, room, order)
+            await room.ask(seat_pair, self.arena, room, order, challenge)
         except (PairGone, ProtocolError) as exc:  # a player left meanwhile: expected
             self.arena.log.info("quick_match_abandoned", room=room.id, reason=str(exc))
             for s in order:

@@ -33,8 +33,11 @@ def still_here(arena: Arena, s: Session) -> bool:
     return s.conn is not None and (not local or arena.sessions.get(s.id) is s)
 
 
-async def seat_pair(arena: Arena, room: Room, order: list[Session]) -> None:
-    """Inside ``room``'s actor: join, announce and seat both players, send each the state."""
+async def seat_pair(
+    arena: Arena, room: Room, order: list[Session], challenge: str | None = None
+) -> None:
+    """Inside ``room``'s actor: join, announce and seat both players, send each the state
+    (``challenge``: the accepted challenge the pair comes from, named in ``matched``)."""
     if not all(still_here(arena, s) for s in order):
         raise PairGone("a matched player left")
     for s in order[1:]:  # a member already, so it hears the first player_joined too
@@ -42,7 +45,7 @@ async def seat_pair(arena: Arena, room: Room, order: list[Session]) -> None:
     for s in order:
         await room.join(s.id, s.player, "player", None, False)
     for seat, s in enumerate(order):
-        s.conn.send(m.Matched(room=room.id, seat=seat))  # type: ignore[union-attr]
+        s.conn.send(m.Matched(room=room.id, seat=seat, challenge=challenge))  # type: ignore[union-attr]
     for seat, s in enumerate(order):
         await room.take_seat(s.id, s.player, seat)  # type: ignore[arg-type]
     for s in order:  # the snapshot after the seats: it has `you` (and the game started)

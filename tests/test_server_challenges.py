@@ -37,6 +37,7 @@ async def accept_and_play(ann: Client, bob: Client, **challenge: Any) -> m.GameR
     ma = await ann.next(type="matched", timeout=20)
     mb = await bob.next(type="matched", timeout=20)
     assert ma.room == mb.room and {ma.seat, mb.seat} == {0, 1}
+    assert ma.challenge == mb.challenge == sent.challenge  # (which challenge: both sides)
     return await play_out({ma.seat: ann, mb.seat: bob}, ma.room)
 
 
@@ -94,6 +95,7 @@ async def test_humans_who_say_no_bots_never_meet_the_bot_pool(arena: Any) -> Non
     ma = await ann.next(type="matched", timeout=20)
     mb = await bob.next(type="matched", timeout=20)
     assert ma.room == mb.room  # the humans met each other; the bot still waits
+    assert ma.challenge is None  # (a quick match: no challenge)
     cat = await arena.client("cat")
     await cat.quick_match("collapsi", rated=False)  # bots allowed (the default)
     mc = await cat.next(type="matched", timeout=20)

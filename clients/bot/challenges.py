@@ -89,10 +89,14 @@ class ChallengeDesk:
             raise
         self._offline_told = False
         if self.pending != _SENDING:
-            return  # accepted already: the game has begun
+            return  # accepted already (a server that does not name it): the game has begun
+        early = self._ended_early.pop(sent.challenge, None)
+        if early == "accepted":  # (its matched came first)
+            self.pending, self._declined = None, 0
+            return
         self.pending = sent.challenge
-        if (reason := self._ended_early.pop(sent.challenge, None)) is not None:
-            self._ended(reason)
+        if early is not None:
+            self._ended(early)
 
     def _ended(self, reason: str) -> None:
         """Our challenge ended without a game: ask again later, later after each decline
@@ -116,10 +120,14 @@ class ChallengeDesk:
 
     def route(self, msg: Any) -> bool:
         """Take ``msg`` if it is about challenges (True); ``matched`` ends the pending one."""
-        if msg.type == "matched":
-            self.pending = None
-            self._declined = 0
-            return False  # the runner starts the game
+        if msg.type == "matched":  # (the runner starts the game)
+            named = getattr(msg, "challenge", None)
+            # (None: a server that does not name it; ours, as only ours can be)
+            if named is None or named == self.pending:
+                self.pending, self._declined = None, 0
+            elif self.pending == _SENDING and len(self._ended_early) < 100:
+                self._ended_early[named] = "accepted"
+            return False
         if msg.type == "challenged":
             self.runner.spawn(self.answer(msg))
             return True
