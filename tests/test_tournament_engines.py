@@ -70,3 +70,23 @@ def test_a_misbehaving_engine_loses_its_games_and_is_restarted(
         assert g["tournament"]["faults"][0]["seat"] == bad_seat
     points = {r["name"]: r["points"] for r in summary["standings"]}
     assert points == {"random": 4, "bad": 0}
+
+
+@pytest.mark.parametrize(
+    "option,why",
+    [
+        ("option.Sed=3", "random-engine declares no option Sed (it declares: Seed)"),
+        ("option.Seed=abc", "random-engine's option Seed takes a whole number from 0 to"),
+    ],
+)
+def test_an_option_the_engine_does_not_take_is_refused_before_any_game(
+    tmp_path: Path, option: str, why: str
+) -> None:
+    """As in arena bot (ENGINE_PROTOCOL.md: setoption only as declared)."""
+    engine = f"name=example,{option},cmd={sys.executable} {EXAMPLE}"
+    proc = run_arena(
+        "tournament", "run", "--out", str(tmp_path / "t"), "--engine", engine,
+        "--level", "greedy", "--deals", "1",
+    )  # fmt: skip
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert f"participant example: {why}" in proc.stderr, proc.stderr

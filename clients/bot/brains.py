@@ -128,21 +128,12 @@ class EngineBrain(Brain):
     async def start(self) -> None:
         info = await self.proc.start()
         self.label = f"{info.name} ({self.label})"
-        unknown = sorted(set(self.options) - set(info.options))
-        if unknown:
+        try:
+            for name, value in self.options.items():
+                await self.proc.set_option(name, value)  # (checked against the declarations)
+        except EngineOptionUnknown:
             await self.proc.quit()
-            declared = ", ".join(info.options) or "none"
-            raise EngineOptionUnknown(
-                f"{info.name} declares no option {', '.join(unknown)} (it declares: {declared})"
-            )
-        for name, value in self.options.items():
-            if (wants := info.options[name].refuses(value)) is not None:
-                await self.proc.quit()
-                raise EngineOptionUnknown(
-                    f"{info.name}'s option {name} takes {wants}, got {value!r}"
-                )
-        for name, value in self.options.items():
-            await self.proc.set_option(name, value)
+            raise
         self._up = True
 
     async def new_game(self, game: Game, seat: int) -> None:

@@ -226,10 +226,23 @@ class EngineProcess:
 
     # -- requests ---------------------------------------------------------------
     async def set_option(self, name: str, value: str | int | bool | None = None) -> None:
-        """Set an option (kept for restarts); ``bool`` is sent as ``true``/``false``."""
+        """Set an option (kept for restarts); ``bool`` is sent as ``true``/``false``.
+        Raises :class:`EngineOptionUnknown` for one the engine did not declare, or a value
+        its declaration does not take (ENGINE_PROTOCOL.md: only as declared)."""
         text = (
             None if value is None else str(value).lower() if isinstance(value, bool) else str(value)
         )
+        if self.info is not None:
+            decl = self.info.options.get(name)
+            if decl is None:
+                declared = ", ".join(self.info.options) or "none"
+                raise EngineOptionUnknown(
+                    f"{self.info.name} declares no option {name} (it declares: {declared})"
+                )
+            if text is not None and (wants := decl.refuses(text)) is not None:
+                raise EngineOptionUnknown(
+                    f"{self.info.name}'s option {name} takes {wants}, got {text!r}"
+                )
         self._options[name] = text
         await self._send(p.SetOption(name, text))
 
