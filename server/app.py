@@ -166,12 +166,10 @@ class Arena:
                 )
             )
             conn.close(CloseCode.GOING_AWAY, "server shutting down")
-        for room in list(self.rooms.values()):
-            await room.stop()
-            with contextlib.suppress(Exception):
-                await self.presence.leases.release(room.id, self.node)
+        stopped = await self._stop_rooms(set())
         await self.records.flush()
         await self._closed(conns)
+        await self._stop_rooms(stopped)  # (any seated meanwhile: the matchmaker still ran)
         if self._background:
             await asyncio.wait(list(self._background), timeout=5)
         await stop(self._tasks)  # cancelled again if they go on (server.tasks)
@@ -180,6 +178,18 @@ class Arena:
         await self.tournament_store.close()
         await self.presence.close()
         self.log.info("arena_stopped")
+
+    async def _stop_rooms(self, stopped: set[str]) -> set[str]:
+        """Stop the rooms but those in ``stopped`` and release their leases (another node
+        may take them over at once); every room stopped so far."""
+        for room in list(self.rooms.values()):
+            if room.id in stopped:
+                continue
+            stopped.add(room.id)
+            await room.stop()
+            with contextlib.suppress(Exception):
+                await self.presence.leases.release(room.id, self.node)
+        return stopped
 
     @staticmethod
     async def _closed(conns: list[Connection]) -> None:

@@ -767,7 +767,7 @@ async def test_sigterm_mid_game_resigns_it(arena):
         assert ev.result.reason == "resign" and ev.result.winner == matched.seat, ev.result
         code, lines, err = await bot.finish()
         assert code == 143 and "Traceback" not in err, (code, err)
-        assert f"game {matched.room}: resigned (the bot was stopped)" in lines, lines
+        assert f"game {matched.room}: resigned (the run ended)" in lines, lines
 
 
 @pytest.mark.timeout(120)

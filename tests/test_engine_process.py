@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,7 @@ def test_replies_round_trip(reply):
         (p.OptionDecl("Depth", "spin", "3", 1), "+5", "a whole number from 1"),
         (p.OptionDecl("Depth", "spin", "3", 1), "1_000", "a whole number from 1"),
         (p.OptionDecl("Depth", "spin", "3", -9), "-2", None),
+        (p.OptionDecl("Depth", "spin", "3", 1), "9" * 5000, "a whole number from 1"),
         (p.OptionDecl("Ponder", "check", "false"), "true", None),
         (p.OptionDecl("Ponder", "check", "false"), "yes", "true or false"),
         (p.OptionDecl("Style", "combo", "safe", vars=("safe", "wild")), "wild", None),
@@ -265,6 +267,14 @@ def test_handshake_failures_and_refusals():
         async with EngineProcess(bad("refuse")) as eng:
             with pytest.raises(EngineRefused, match="I play nothing"):
                 await eng.new_game(p.new_game_of(_game(), 0))
+            await eng.isready(timeout=5)  # (the refusal's readyok was taken with it)
+        # an engine whose error comes instead of the readyok: declined within a second
+        # or so, not after the wait's whole 10 s
+        async with EngineProcess(bad("refuse-only")) as eng:
+            began = time.monotonic()
+            with pytest.raises(EngineRefused, match="I play nothing"):
+                await eng.new_game(p.new_game_of(_game(), 0), timeout=10)
+            assert time.monotonic() - began < 5
         script = "print('arenaok 7', flush=True); input()"
         with pytest.raises(EngineGarbled, match="arenaok 7"):
             await EngineProcess([sys.executable, "-c", script]).start()

@@ -145,9 +145,10 @@ class BotRunner:
             return 1
         try:
             await self._connect()
-        except BaseException:  # (a SIGTERM during the login: the name is free at once)
-            with contextlib.suppress(Exception):
+        except BaseException:  # (refused, unreachable, or a SIGTERM during the login: the
+            with contextlib.suppress(Exception):  # name is free at once; no engine left)
                 await self.client.close()
+            await self._stop_games()
             raise
         warm_games(self.cfg.specs())
         settle_heap()
@@ -163,6 +164,7 @@ class BotRunner:
             # a second Ctrl-C or SIGTERM may cut short
             with contextlib.suppress(ArenaError, ConnectionLost, TimeoutError):
                 await self.client.logout()
+            flush_all()  # (the games' logs, before a second signal can cut what follows)
             await self._stop_games()
             with contextlib.suppress(Exception):
                 await self.client.close()
@@ -436,7 +438,7 @@ class BotRunner:
             if task.game is not None and not task.game.is_over():
                 with contextlib.suppress(Exception):
                     await self.client.resign(room)
-                    self.say(f"game {room}: resigned (the bot was stopped)")
+                    self.say(f"game {room}: resigned (the run ended)")
 
     async def _stop_games(self) -> None:
         """Stop the game tasks and close every engine."""
@@ -455,14 +457,20 @@ class BotRunner:
     async def _dispatch(self) -> None:
         """Route every message as it arrives (the client calls :meth:`_route`); resume the
         session when the connection drops."""
-        while True:
-            await self.client.closed.wait()  # (a fresh event after each reconnect)
-            self._online.clear()
-            self._drops += 1
+        try:
+            while True:
+                await self.client.closed.wait()  # (a fresh event after each reconnect)
+                self._online.clear()
+                self._drops += 1
+                self.changed.set()
+                await self._reconnect()
+                self._online.set()
+                self.changed.set()
+        except Exception as exc:  # (a login again refused...: the run ends, not hangs)
+            if self.fatal is None:
+                self.fatal = exc
             self.changed.set()
-            await self._reconnect()
-            self._online.set()
-            self.changed.set()
+            raise
 
     def _route(self, msg: Any) -> None:
         if msg.type == "standings" and msg.tournament == self.cfg.tournament:

@@ -62,7 +62,8 @@ def _who_plays(parser: argparse.ArgumentParser) -> None:
         "--engine-option",
         action="append",
         metavar="NAME=VALUE",
-        help="set an option the engine declared (repeatable; an undeclared one stops the run)",
+        help="set an option the engine declared (repeatable; an undeclared one, or a value "
+        "it does not take, stops the run)",
     )
 
 

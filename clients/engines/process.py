@@ -414,9 +414,10 @@ class EngineProcess:
             if isinstance(item, Malformed) and item.line.split()[0] == what:
                 raise EngineGarbled(f"garbled {what}: {item.line!r} ({item.error})", item.line)
             if isinstance(item, p.EngineErrorLine):
-                if kind is p.ReadyOk:  # (its readyok follows: the next wait must not take it)
-                    with contextlib.suppress(EngineTimeout):
-                        await self._expect(p.ReadyOk, _left(deadline), what)
+                if kind is p.ReadyOk:  # (its readyok follows: the next wait must not take it;
+                    # a second at most, and an engine that exits meanwhile still declined)
+                    with contextlib.suppress(EngineTimeout, EngineCrashed):
+                        await self._expect(p.ReadyOk, min(1.0, _left(deadline) or 1.0), what)
                 raise EngineRefused(f"the engine answered error: {item.text}")
             if isinstance(item, p.Info) and infos is not None:
                 infos.append(item)

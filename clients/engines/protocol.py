@@ -27,7 +27,7 @@ VERSIONS: tuple[int, ...] = (1,)
 MAX_LINE = 65536
 #: option types an engine may declare (as UCI's)
 OPTION_TYPES = ("check", "spin", "combo", "string", "button")
-_WHOLE = re.compile(r"-?[0-9]+")
+_WHOLE = re.compile(r"-?[0-9]{1,18}")  # (a 64-bit integer's digits at most)
 
 
 class LineError(ValueError):

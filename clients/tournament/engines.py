@@ -59,6 +59,7 @@ class EngineParticipant(Participant):
             for name, value in self.spec.options.items():
                 await self.process.set_option(name, value)
         except EngineProcessError as exc:
+            await self.process.quit()
             raise ConfigError(f"participant {self.name}: {exc}") from None
 
     async def new_game(self, game: Game, seat: int) -> None:

@@ -5,7 +5,8 @@ Modes: ``crash`` (exits on the first go), ``crash-once`` (exits on the first go 
 first process only: marks a file named by ARENA_BAD_MARK), ``hang`` (never answers go,
 ignores stop), ``slow`` (answers go only after stop), ``illegal`` (answers a move
 that is not legal), ``garbage`` (prints nonsense instead of bestmove), ``nohandshake``
-(never says arenaok), ``refuse`` (answers newgame with error), ``collapsi-only``
+(never says arenaok), ``refuse`` (answers newgame with error), ``refuse-only`` (the
+same, and no readyok for the isready after it), ``collapsi-only``
 (answers a Collecto newgame with error, plays the others), ``fragile`` (dies on
 a line it does not know), ``pause`` (a legal move, but only 0.15 s after each go:
 games long enough for a spectator to join while they run).
@@ -17,6 +18,7 @@ import time
 
 mode = sys.argv[1]
 legal: list[str] = []
+skip_ready = False
 for line in sys.stdin:
     words = line.split()
     cmd = words[0] if words else ""
@@ -24,12 +26,15 @@ for line in sys.stdin:
         if mode != "nohandshake":
             print("id name bad-" + mode)
             print("arenaok 1")
-    elif cmd == "newgame" and mode == "refuse":
+    elif cmd == "newgame" and mode in ("refuse", "refuse-only"):
         print("error I play nothing")
+        skip_ready = mode == "refuse-only"
     elif cmd == "newgame" and mode == "collapsi-only" and words[2] != "collapsi":
         print("error I play Collapsi only")
     elif cmd == "isready":
-        print("readyok")
+        if not skip_ready:
+            print("readyok")
+        skip_ready = False
     elif cmd == "legal":
         legal = words[1:]
     elif cmd == "go":
