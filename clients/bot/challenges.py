@@ -45,8 +45,9 @@ class ChallengeDesk:
         self._declined = 0  # in a row
         self._spec = ""  # the game of the challenge sent last
         self._offline_told = False
-        #: challenges ended while ours was on its way (one of them may be ours)
-        self._ended_early: dict[str, str] = {}
+        #: outcomes (``accepted`` or an end's reason) of challenges heard of while ours
+        #: was on its way: one of them may be ours
+        self._early: dict[str, str] = {}
 
     def may_send(self) -> bool | None:
         """True: send one now; None: one is due later (poll); False: none is due."""
@@ -65,7 +66,7 @@ class ChallengeDesk:
         game, variant, rules = r.next_spec(specs or ["collapsi"])
         self.pending = _SENDING
         self._spec = "/".join(part for part in (game, variant, rules) if part)
-        self._ended_early.clear()
+        self._early.clear()
         try:
             sent = await r.client.challenge(
                 name,
@@ -90,13 +91,20 @@ class ChallengeDesk:
         self._offline_told = False
         if self.pending != _SENDING:
             return  # accepted already (a server that does not name it): the game has begun
-        early = self._ended_early.pop(sent.challenge, None)
-        if early == "accepted":  # (its matched came first)
-            self.pending, self._declined = None, 0
-            return
         self.pending = sent.challenge
-        if early is not None:
-            self._ended(early)
+        if (early := self._early.pop(sent.challenge, None)) is not None:
+            self._settle(sent.challenge, early)  # (its answer came first)
+
+    def _settle(self, challenge: str, outcome: str) -> None:
+        """``challenge`` was ``accepted`` (its game begins) or ended without a game; if it
+        may be ours, still on its way, the outcome waits for the server's answer."""
+        if challenge == self.pending:
+            if outcome == "accepted":
+                self.pending, self._declined = None, 0
+            else:
+                self._ended(outcome)
+        elif self.pending == _SENDING and len(self._early) < 100:
+            self._early[challenge] = outcome
 
     def _ended(self, reason: str) -> None:
         """Our challenge ended without a game: ask again later, later after each decline
@@ -116,26 +124,22 @@ class ChallengeDesk:
     def forget(self) -> None:
         """The session is gone (logged in again): so is the challenge it sent."""
         self.pending = None
-        self._ended_early.clear()
+        self._early.clear()
 
     def route(self, msg: Any) -> bool:
         """Take ``msg`` if it is about challenges (True); ``matched`` ends the pending one."""
         if msg.type == "matched":  # (the runner starts the game)
             named = getattr(msg, "challenge", None)
-            # (None: a server that does not name it; ours, as only ours can be)
-            if named is None or named == self.pending:
+            if named is None:  # (a server that does not name it: ours, as only ours can be)
                 self.pending, self._declined = None, 0
-            elif self.pending == _SENDING and len(self._ended_early) < 100:
-                self._ended_early[named] = "accepted"
+            else:
+                self._settle(named, "accepted")
             return False
         if msg.type == "challenged":
             self.runner.spawn(self.answer(msg))
             return True
         if msg.type == "challenge_ended":
-            if msg.challenge == self.pending:
-                self._ended(msg.reason)
-            elif self.pending == _SENDING and len(self._ended_early) < 100:
-                self._ended_early[msg.challenge] = msg.reason
+            self._settle(msg.challenge, msg.reason)
             return True
         return False
 

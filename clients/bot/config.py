@@ -94,6 +94,11 @@ class BotConfig:
             )
         return parts[0], variant, rules
 
+    def modes(self) -> list[str]:
+        """Where its games come from, besides challenges it accepts (one at most)."""
+        kinds = ("quick_match", "open_room", "join", "tournament", "challenge")
+        return [k for k in kinds if getattr(self, k)]
+
     def time_control(self) -> TimeControl:
         try:
             return TimeControl.parse(self.clock)
@@ -112,11 +117,7 @@ class BotConfig:
         for key in ("quick_match", "open_room", "join", "challenge"):
             value = getattr(self, key)
             setattr(self, key, value.split() if isinstance(value, str) else list(value))
-        modes = [
-            k
-            for k in ("quick_match", "open_room", "join", "tournament", "challenge")
-            if getattr(self, k)
-        ]
+        modes = self.modes()
         if not modes and not self.accept_challenges:
             raise ConfigError(
                 "say what to play: --quick-match, --open-room or --join GAME, "

@@ -179,10 +179,7 @@ class BotRunner:
         await self.client.login(self.cfg.name, self.cfg.token, bot=True)
         self._online.set()
         self.say(f"bot {self.cfg.name}: logged in at {self.cfg.url}")
-        c = self.cfg
-        if c.accept_challenges and not (
-            c.quick_match or c.open_room or c.join or c.tournament or c.challenge
-        ):
+        if self.cfg.accept_challenges and not self.cfg.modes():
             self.say("waiting for challenges")
 
     def _done(self) -> bool:
