@@ -47,6 +47,7 @@ import statistics
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import deque
@@ -382,6 +383,22 @@ class Tee(io.StringIO):
         return super().write(text)
 
 
+def measured_engine(kind: str) -> str:
+    """The measured runner's engine command: ``python`` (bench/instant_engine.py) or
+    ``c`` (bench/instant_engine.c, built here with the system's ``cc``: the same answers
+    and stamps, with no interpreter between its read of ``go`` and its stamp, which a
+    Python engine's line reading would add to the runner's figure)."""
+    if kind == "python":
+        return ENGINE
+    built = Path(tempfile.mkdtemp(prefix="instant-engine-")) / "instant_engine"
+    source = ROOT / "bench" / "instant_engine.c"
+    try:
+        subprocess.run(["cc", "-O2", "-o", str(built), str(source)], check=True)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        raise SystemExit(f"--engine c needs a C compiler (cc): {exc}; or --engine python") from exc
+    return str(built)
+
+
 def niced(n: int) -> list[str]:
     """The command prefix that runs a program ``n`` steps nicer than this one (none: 0)."""
     return ["nice", "-n", str(n)] if n else []
@@ -431,6 +448,7 @@ async def bench(
     opponent_ms: int,
     runner_root: Path = ROOT,
     others_nice: int = 0,
+    engine: str = ENGINE,
 ) -> dict[str, Any]:
     # imported here: the same file is the opponent's engine, which must start fast; from
     # runner_root (another checkout: its runner measured by this bench, against this
@@ -496,14 +514,14 @@ async def bench(
     cfg = BotConfig(
         url=url,
         name="measured",
-        engine=ENGINE,
+        engine=engine,
         quick_match=["collapsi"],
         games=games,
         concurrency=concurrency,
     ).check()
     runner = TimedRunner(
         cfg,
-        lambda strike, log: watch.wrap_brain(EngineBrain(ENGINE, {}, strike, log, 30.0)),
+        lambda strike, log: watch.wrap_brain(EngineBrain(engine, {}, strike, log, 30.0)),
         Tee(),
     )
     runner.client = TimedClient(url, keep_events=False, patient=True)
@@ -575,6 +593,7 @@ async def bench(
     return {
         "runner_root": str(Path(clients.client.__file__).resolve().parent.parent),
         "others_nice": others_nice,
+        "engine": engine,
         "exit": code,
         "s_to_peak": peak_at - first,
         "games": finished,
@@ -673,6 +692,14 @@ def main() -> int:
         metavar="DIR",
         help="measure the runner of this checkout (a git worktree of another commit)",
     )
+    parser.add_argument(
+        "--engine",
+        choices=("c", "python"),
+        default="c",
+        help="the measured runner's engine: bench/instant_engine.c (default: built with "
+        "cc; stamps as its read of go returns) or bench/instant_engine.py (its stamp "
+        "comes after Python read and split the line, counted as the runner's)",
+    )
     parser.add_argument("-v", action="store_true", help="show the runner's output")
     args = parser.parse_args()
     Tee.verbose = args.v
@@ -683,9 +710,10 @@ def main() -> int:
             args.opponent_ms,
             args.runner_root.resolve(),
             args.others_nice,
+            measured_engine(args.engine),
         )
     )
-    print(f"The runner measured: {r['runner_root']}")
+    print(f"The runner measured: {r['runner_root']}; its engine: {r['engine']}")
     print()
     print(
         "| games | under way: peak | s to peak | median | moves | wall s | "

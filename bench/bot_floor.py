@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import random
+import shlex
 import socket
 import statistics
 import struct
@@ -28,17 +29,18 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-ENGINE = [sys.executable, str(ROOT / "bench" / "instant_engine.py")]
+from bot import measured_engine  # (bench/bot.py, beside this script)
+
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
 SIZE = 480
 #: a position, its legal moves and go: the lines arena bot writes for a move
 GO = b"position setup 41J124313J322123 moves 1 5\nlegal 0 7 8\ngo time 180000 180000 inc 0\n"
 
 
-def relay(port: int, count: int) -> None:
+def relay(port: int, count: int, engine: str) -> None:
     """The relay's side: print one JSON list of [ms, engine's own ms] per message."""
-    eng = subprocess.Popen(ENGINE, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    pipe = subprocess.PIPE
+    eng = subprocess.Popen(shlex.split(engine), stdin=pipe, stdout=pipe, bufsize=0)
     assert eng.stdin is not None and eng.stdout is not None
     to_engine, from_engine = eng.stdin.fileno(), eng.stdout.fileno()
     os.write(to_engine, b"arena 1\nnewgame game collapsi rules standard variant base "
@@ -88,14 +90,22 @@ def main() -> int:
     parser.add_argument("--messages", type=int, default=2000)
     parser.add_argument("--gap-ms", type=float, default=20.0)
     parser.add_argument("--json", metavar="PATH")
+    parser.add_argument(
+        "--engine",
+        choices=("c", "python"),
+        default="c",
+        help="the engine: bench/instant_engine.c (default; built with cc) or .py",
+    )
     parser.add_argument("--relay", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--engine-cmd", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.relay is not None:
-        relay(args.relay, args.messages)
+        relay(args.relay, args.messages, args.engine_cmd)
         return 0
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
     cmd = [sys.executable, __file__, "--relay", str(port), "--messages", str(args.messages)]
+    cmd += ["--engine-cmd", measured_engine(args.engine)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
     conn, _ = listener.accept()
     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
