@@ -700,8 +700,9 @@ class Client:
     async def accept_challenge(self, challenge: str) -> None:
         await self.request(m.AcceptChallenge(challenge=challenge))
 
-    async def decline_challenge(self, challenge: str) -> None:
-        await self.request(m.DeclineChallenge(challenge=challenge))
+    async def decline_challenge(self, challenge: str, reason: str | None = None) -> None:
+        """Decline, saying why (``reason``: PROTOCOL.md, Challenges; none: ``generic``)."""
+        await self.request(m.DeclineChallenge(challenge=challenge, reason=reason))
 
     async def cancel_challenge(self, challenge: str) -> None:
         await self.request(m.CancelChallenge(challenge=challenge))

@@ -427,10 +427,19 @@ class AcceptChallenge(ChallengeAnswer):
     type: Literal["accept_challenge"] = "accept_challenge"
 
 
+#: why a challenge is declined (lichess's decline reasons, as our games need them): the
+#: challenger asks again after ``generic`` or ``later``, not after the others, which say
+#: that this challenge will be declined whenever it is asked
+DeclineReason = Literal["generic", "later", "game", "time_control", "rated", "casual",
+                        "no_challenges"]  # fmt: skip
+
+
 class DeclineChallenge(ChallengeAnswer):
-    """Decline a challenge you received; answered by ``ack``."""
+    """Decline a challenge you received, saying why (``reason``, added within v1; none:
+    ``generic``); answered by ``ack``. The challenger's ``challenge_ended`` carries it."""
 
     type: Literal["decline_challenge"] = "decline_challenge"
+    reason: DeclineReason | None = None
 
 
 class CancelChallenge(ChallengeAnswer):

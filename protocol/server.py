@@ -233,6 +233,10 @@ class ChallengeEnded(ServerBase):
     type: Literal["challenge_ended"] = "challenge_ended"
     challenge: Id
     reason: Short
+    decline_reason: Short | None = None
+    """With ``declined``: the reason the challenged side gave (``decline_challenge``'s
+    ``reason``, added within v1), when it gave one; a value this client does not know
+    is read as ``generic``."""
 
 
 class Matched(ServerBase):

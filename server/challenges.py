@@ -208,7 +208,7 @@ class Challenges:
     async def decline(self, conn: Connection, s: Session, msg: m.DeclineChallenge) -> None:
         c = self._mine(s, msg.challenge, "dst")
         conn.send(m.Ack(re=msg.id))
-        self._end(c, "declined", tell_src=True)
+        self._end(c, "declined", tell_src=True, why=msg.reason)
 
     async def cancel(self, conn: Connection, s: Session, msg: m.CancelChallenge) -> None:
         c = self._mine(s, msg.challenge, "src")
@@ -221,24 +221,26 @@ class Challenges:
             self._end(c, "gone", tell_src=c.dst_sid == sid)
 
     # -- ending -------------------------------------------------------------------------
-    def _end(self, c: Open, reason: str, tell_src: bool) -> None:
-        """End ``c`` here and tell the other side (its node, if elsewhere)."""
+    def _end(self, c: Open, reason: str, tell_src: bool, why: str | None = None) -> None:
+        """End ``c`` here and tell the other side (its node, if elsewhere); ``why``: a
+        decline's reason (PROTOCOL.md, Challenges)."""
         self.open.pop(c.id, None)
         sid, node = (c.src_sid, c.src_node) if tell_src else (c.dst_sid, c.dst_node)
-        self._tell(sid, node, c.id, reason)
+        self._tell(sid, node, c.id, reason, why)
 
     def _forget_at_src(self, c: Open) -> None:
         if c.src_node != self.arena.node:
             self.arena.cluster.send(c.src_node, nm.ChallengeOver(c.id, "", ""))
 
-    def _tell(self, sid: str, node: str, cid: str, reason: str) -> None:
+    def _tell(self, sid: str, node: str, cid: str, reason: str, why: str | None) -> None:
         arena = self.arena
         if node == arena.node:
             s = arena.sessions.get(sid)
             if s is not None and s.conn is not None:
-                s.conn.send(m.ChallengeEnded(challenge=cid, reason=reason))
+                ended = m.ChallengeEnded(challenge=cid, reason=reason, decline_reason=why)
+                s.conn.send(ended)
         elif self._shared:
-            arena.cluster.send(node, nm.ChallengeOver(cid, sid, reason))
+            arena.cluster.send(node, nm.ChallengeOver(cid, sid, reason, why or ""))
 
     def remote(self, msg: nm.ChallengeTo | nm.ChallengeOver) -> None:
         """A node message about a challenge (the cluster's inbox hands them over)."""
@@ -247,7 +249,7 @@ class Challenges:
         else:
             self.open.pop(msg.id, None)
             if msg.session:
-                self._tell(msg.session, self.arena.node, msg.id, msg.reason)
+                self._tell(msg.session, self.arena.node, msg.id, msg.reason, msg.why or None)
 
 
 def _dump(c: Open) -> dict[str, Any]:

@@ -104,6 +104,7 @@ class ChallengeOver:
     id: str
     session: str
     reason: str
+    why: str = ""  # a decline's reason (none: "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +172,8 @@ def encode(msg: NodeMessage) -> dict[str, Any]:
     if type(msg) is ChallengeTo:
         return {"k": "challenge", "c": msg.challenge}
     if type(msg) is ChallengeOver:
-        return {"k": "challenge_ended", "id": msg.id, "s": msg.session, "r": msg.reason}
+        ended = {"k": "challenge_ended", "id": msg.id, "s": msg.session, "r": msg.reason}
+        return {**ended, "w": msg.why} if msg.why else ended
     if type(msg) is CatchUpFrom:
         return {"k": "catch_up", "s": msg.session, "room": msg.room, "a": msg.since, "z": msg.last,
                 "re": msg.re}  # fmt: skip
@@ -208,7 +210,7 @@ def decode(data: dict[str, Any]) -> NodeMessage:
         if k == "challenge":
             return ChallengeTo(data["c"])
         if k == "challenge_ended":
-            return ChallengeOver(data["id"], data["s"], data["r"])
+            return ChallengeOver(data["id"], data["s"], data["r"], data.get("w") or "")
         if k == "catch_up":
             return CatchUpFrom(data["s"], data["room"], data["a"], data["z"], data.get("re"))
     except (KeyError, TypeError) as exc:

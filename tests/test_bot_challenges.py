@@ -76,15 +76,30 @@ async def test_a_challenge_accepted_before_its_answer_is_read_is_not_waited_on(a
         assert len(games) == 2 and all("(no_moves)" in ln for ln in games), r.said()
 
 
+async def decline_all(host: Client, reason: str | None) -> None:
+    """Decline every challenge ``host`` receives, with ``reason``."""
+    while True:
+        got = await host.next(type="challenged", timeout=60)
+        await host.decline_challenge(got.challenge, reason)
+
+
 @pytest.mark.timeout(90)
-async def test_a_challenge_declined_before_its_answer_is_read_is_sent_again_later(arena):
-    """A level that cannot play Collecto declines; the challenger says so and challenges
-    again, later after each decline in a row."""
+@pytest.mark.parametrize(
+    ("reason", "why"),
+    [
+        ("later", "busy: no room for another game now"),
+        (None, "it may not play collecto, or take no challenges"),  # (a reason not given)
+    ],
+)
+async def test_a_challenge_declined_before_its_answer_is_read_is_sent_again_later(
+    arena, reason, why
+):
+    """A decline that may be taken back later (busy, or no reason): the challenger says
+    so and challenges again, later after each decline in a row."""
     await arena.start()
-    # (mcts is a Collapsi level: the host declines a Collecto challenge)
-    host = Runner(arena.url, "host", "mcts", accept_challenges=True, games=1)
+    host = await arena.client("host", bot=True)
     challenger = Runner(arena.url, "challenger", challenge=["host", "collecto"], games=1)
-    hosting = asyncio.create_task(host.run())
+    hosting = asyncio.create_task(decline_all(host, reason))
     asking = asyncio.create_task(challenger.run())
     try:
         await challenger.until_said("challenge to host declined", 2)
@@ -94,11 +109,59 @@ async def test_a_challenge_declined_before_its_answer_is_read_is_sent_again_late
         await asyncio.gather(hosting, asking, return_exceptions=True)
     told = [ln for ln in challenger.said() if ln.startswith("challenge to host")]
     assert told[:2] == [
-        "challenge to host declined (it may not play collecto, or take no challenges): "
-        "challenging again in 1 s",
-        "challenge to host declined, 2 times in a row (it may not play collecto, or take no "
-        "challenges): challenging again in 2 s",
+        f"challenge to host declined ({why}): challenging again in 1 s",
+        f"challenge to host declined, 2 times in a row ({why}): challenging again in 2 s",
     ], challenger.said()
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize(
+    ("host_play", "why"),
+    [
+        # (mcts is a Collapsi level: it declines a Collecto challenge for good)
+        ({"level": "mcts", "accept_challenges": True}, "does not play collecto"),
+        ({"quick_match": ["collapsi/shifting"]}, "takes no challenges"),
+    ],
+)
+async def test_a_challenge_declined_for_good_is_not_sent_again(arena, host_play, why):
+    """The run ends, and says why, after one challenge: it would be declined again."""
+    await arena.start()
+    host = Runner(arena.url, "host", games=1, **host_play)
+    hosting = asyncio.create_task(host.run())
+    challenger = Runner(arena.url, "challenger", challenge=["host", "collecto"], games=1)
+    try:
+        async with asyncio.timeout(30):
+            while "logged in" not in "".join(host.said()):  # (online before the challenge)
+                host.spoke.clear()
+                await host.spoke.wait()
+            assert await challenger.run() == 1
+    finally:
+        hosting.cancel()
+        await asyncio.gather(hosting, return_exceptions=True)
+    assert challenger.asked == 1
+    gave_up = f"host {why}: not challenging host again"
+    assert challenger.said()[1:] == [
+        f"challenge to host declined: {gave_up}",
+        f"stopped: {gave_up}",
+    ], challenger.said()
+    reason = "game" if "level" in host_play else "no_challenges"
+    assert f"challenge from challenger: collecto/base, declined ({reason})" in host.said()
+
+
+@pytest.mark.timeout(90)
+async def test_a_game_declined_for_good_is_left_out_of_the_challenges(arena):
+    """``--challenge host collecto collapsi`` to a Collapsi level: both games are Collapsi."""
+    await arena.start()
+    host = Runner(arena.url, "host", "mcts", accept_challenges=True, games=2)
+    spec = ["host", "collecto", "collapsi"]
+    challenger = Runner(arena.url, "challenger", challenge=spec, games=2)
+    assert await asyncio.wait_for(asyncio.gather(host.run(), challenger.run()), 60) == [0, 0]
+    said = challenger.said()
+    assert "challenge to host declined: host does not play collecto; challenging to " \
+        "collapsi" in said, said  # fmt: skip
+    games = [ln for ln in said if ln.startswith("game ")]
+    assert len(games) == 2 and all(" collapsi/base/" in ln for ln in games), said
+    assert challenger.asked == 3, said  # (collecto once, then collapsi twice)
 
 
 @pytest.mark.timeout(60)

@@ -85,6 +85,32 @@ async def test_decline_cancel_and_refusals(arena: Any) -> None:
     assert (ended.challenge, ended.reason) == (sent.challenge, "gone")
 
 
+async def decline_with_reason(ann: Client, bob: Client, reason: str | None) -> m.ChallengeEnded:
+    """ann challenges bob, who declines with ``reason``: what ann is told."""
+    sent = await ann.challenge("bob", "collecto")
+    got = await bob.next(type="challenged", timeout=20)
+    await bob.decline_challenge(got.challenge, reason)
+    ended = await ann.next(type="challenge_ended", timeout=20)
+    assert (ended.challenge, ended.reason) == (sent.challenge, "declined")
+    return ended
+
+
+async def test_a_decline_says_why_to_the_challenger(arena: Any) -> None:
+    await arena.start()
+    ann, bob = await arena.client("ann"), await arena.client("bob", bot=True)
+    for reason in ("game", "later", "no_challenges", None):
+        assert (await decline_with_reason(ann, bob, reason)).decline_reason == reason
+    sent = await ann.challenge("bob", "collapsi")
+    got = await bob.next(type="challenged")
+    bad = {"type": "decline_challenge", "id": 99, "challenge": got.challenge, "reason": "x"}
+    await bob.send_wire(bad)  # (not one of the reasons)
+    refused = await bob.next(type="error", where=lambda e: e.re == 99, timeout=20)
+    assert refused.code == "bad_request" and "reason" in refused.message, refused
+    await bob.decline_challenge(got.challenge, "rated")  # (still open: nothing was lost)
+    ended = await ann.next(type="challenge_ended")
+    assert (ended.challenge, ended.decline_reason) == (sent.challenge, "rated")
+
+
 async def test_humans_who_say_no_bots_never_meet_the_bot_pool(arena: Any) -> None:
     await arena.start()
     bot = await arena.client("pool-bot", bot=True)
@@ -151,6 +177,8 @@ async def test_a_challenge_reaches_a_player_on_another_node(
     assert n1.node != n2.node and ann.url != bob.url
     result = await accept_and_play(ann, bob)
     assert result.reason == "no_moves"
+    assert (await decline_with_reason(ann, bob, "time_control")).decline_reason == "time_control"
+    assert (await decline_with_reason(ann, bob, None)).decline_reason is None
     await bob.logout()  # the name is no longer reachable from the other node
     with pytest.raises(ArenaError, match="unknown_player"):
         await ann.challenge("bob", "collapsi")

@@ -19,6 +19,7 @@ from clients.bot.timing import wire_time_control
 from clients.client import ArenaError, ConnectionLost
 from clients.engines.process import EngineProcessError
 from protocol import messages as m
+from protocol.client import DeclineReason
 
 if TYPE_CHECKING:
     from clients.bot.runner import BotRunner
@@ -29,8 +30,21 @@ AGAIN_AFTER_S = 1.0
 AGAIN_AT_MOST_S = 30.0
 #: ``pending`` while the challenge is on its way: its answer may come after the game
 _SENDING = ""
+#: decline reasons after which the same challenge would be declined again (PROTOCOL.md,
+#: Challenges): not asked again; ``game`` is about the one spec, the others about all
+_FOR_GOOD = {
+    "game": "does not play {spec}",
+    "time_control": "does not play with this clock",
+    "rated": "plays no rated games",
+    "casual": "plays no casual games",
+    "no_challenges": "takes no challenges",
+}
 #: seconds an accepted-if-possible challenge waits for a game of this bot to end
 ROOM_WAIT_S = 5.0
+
+
+class ChallengesDeclined(Exception):
+    """Every challenge the bot was to send is declined for good (the run's end)."""
 
 
 class ChallengeDesk:
@@ -43,15 +57,20 @@ class ChallengeDesk:
         self.pending: str | None = None
         self._after = 0.0
         self._declined = 0  # in a row
-        self._spec = ""  # the game of the challenge sent last
+        self._spec = ""  # the game of the challenge sent last (and as --challenge gave it)
+        self._given = ""
         self._offline_told = False
-        #: outcomes (``accepted`` or an end's reason) of challenges heard of while ours
-        #: was on its way: one of them may be ours
-        self._early: dict[str, str] = {}
+        #: outcomes (``accepted`` or an end's reason, and a decline's) of challenges
+        #: heard of while ours was on its way: one of them may be ours
+        self._early: dict[str, tuple[str, str | None]] = {}
+        #: game specs declined for good (``game``): the others are asked in turn
+        self._refused: set[str] = set()
+        #: why no challenge is asked any more (every spec declined for good), if so
+        self.given_up: str | None = None
 
     def may_send(self) -> bool | None:
         """True: send one now; None: one is due later (poll); False: none is due."""
-        if not self.runner.cfg.challenge or self.pending is not None:
+        if not self.runner.cfg.challenge or self.pending is not None or self.given_up:
             return False
         return True if time.monotonic() >= self._after else None
 
@@ -63,9 +82,11 @@ class ChallengeDesk:
         ``pending`` is :data:`_SENDING`, and the challenge is not waited on again."""
         r = self.runner
         name, *specs = r.cfg.challenge
-        game, variant, rules = r.next_spec(specs or ["collapsi"])
-        self.pending = _SENDING
+        specs = [t for t in specs or ["collapsi"] if t not in self._refused]
+        self._given = r.next_spec_text(specs)
+        game, variant, rules = r.cfg.spec(self._given)
         self._spec = "/".join(part for part in (game, variant, rules) if part)
+        self.pending = _SENDING
         self._early.clear()
         try:
             sent = await r.client.challenge(
@@ -93,33 +114,57 @@ class ChallengeDesk:
             return  # accepted already (a server that does not name it): the game has begun
         self.pending = sent.challenge
         if (early := self._early.pop(sent.challenge, None)) is not None:
-            self._settle(sent.challenge, early)  # (its answer came first)
+            self._settle(sent.challenge, *early)  # (its answer came first)
 
-    def _settle(self, challenge: str, outcome: str) -> None:
-        """``challenge`` was ``accepted`` (its game begins) or ended without a game; if it
-        may be ours, still on its way, the outcome waits for the server's answer."""
+    def _settle(self, challenge: str, outcome: str, why: str | None = None) -> None:
+        """``challenge`` was ``accepted`` (its game begins) or ended without a game
+        (``why``: a decline's reason); if it may be ours, still on its way, the outcome
+        waits for the server's answer."""
         if challenge == self.pending:
             if outcome == "accepted":
                 self.pending, self._declined = None, 0
             else:
-                self._ended(outcome)
+                self._ended(outcome, why)
         elif self.pending == _SENDING and len(self._early) < 100:
-            self._early[challenge] = outcome
+            self._early[challenge] = (outcome, why)
 
-    def _ended(self, reason: str) -> None:
+    def _ended(self, reason: str, why: str | None) -> None:
         """Our challenge ended without a game: ask again later, later after each decline
-        in a row (one that ended otherwise, ``gone``, is asked again soon)."""
+        in a row (one that ended otherwise, ``gone``, is asked again soon); not at all
+        after a decline for good (``why``)."""
         name = self.runner.cfg.challenge[0]
         self.pending = None
+        if reason == "declined" and why in _FOR_GOOD:
+            self._declined_for_good(name, why)
+            return
         self._declined = self._declined + 1 if reason == "declined" else 0
         wait = min(AGAIN_AT_MOST_S, AGAIN_AFTER_S * 2 ** max(0, self._declined - 1))
         times = f", {self._declined} times in a row" if self._declined > 1 else ""
-        why = f" (it may not play {self._spec}, or take no challenges)" if self._declined else ""
+        said = ""
+        if why == "later":
+            said = " (busy: no room for another game now)"
+        elif self._declined:  # (no reason given: a client or server before reasons)
+            said = f" (it may not play {self._spec}, or take no challenges)"
         self.runner.say(
-            f"challenge to {name} {reason}{times}{why}: challenging again in {wait:g} s"
+            f"challenge to {name} {reason}{times}{said}: challenging again in {wait:g} s"
         )
         self._after = time.monotonic() + wait
         self.runner.changed.set()
+
+    def _declined_for_good(self, name: str, why: str) -> None:
+        """Leave out what ``name`` will always decline: the spec (``game``), or every
+        challenge; with nothing left to ask, :attr:`given_up` says why."""
+        r = self.runner
+        said = f"{name} {_FOR_GOOD[why].format(spec=self._spec)}"
+        self._refused.add(self._given)
+        left = [t for t in r.cfg.challenge[1:] or ["collapsi"] if t not in self._refused]
+        if why == "game" and left:
+            r.say(f"challenge to {name} declined: {said}; challenging to {', '.join(left)}")
+        else:
+            self.given_up = f"{said}: not challenging {name} again"
+            waiting = "; waiting for challenges" if r.cfg.accept_challenges else ""
+            r.say(f"challenge to {name} declined: {self.given_up}{waiting}")
+        r.changed.set()
 
     def forget(self) -> None:
         """The session is gone (logged in again): so is the challenge it sent."""
@@ -139,7 +184,7 @@ class ChallengeDesk:
             self.runner.spawn(self.answer(msg))
             return True
         if msg.type == "challenge_ended":
-            self._settle(msg.challenge, msg.reason)
+            self._settle(msg.challenge, msg.reason, getattr(msg, "decline_reason", None))
             return True
         return False
 
@@ -163,7 +208,15 @@ class ChallengeDesk:
                 r.say(f"{what}, accepted")
                 await r.client.accept_challenge(ch.challenge)
             else:
-                r.say(f"{what}, declined")
-                await r.client.decline_challenge(ch.challenge)
+                why = _why_not(r.cfg.accept_challenges, playable)
+                r.say(f"{what}, declined ({why})")
+                await r.client.decline_challenge(ch.challenge, why)
         except (ArenaError, ConnectionLost, TimeoutError, EngineProcessError) as exc:
             r.say(f"challenge from {ch.player.name}: {exc}")
+
+
+def _why_not(accepting: bool, playable: bool) -> DeclineReason:
+    """The reason a challenge is declined (PROTOCOL.md, Challenges)."""
+    if not accepting:
+        return "no_challenges"
+    return "later" if playable else "game"  # (no room for another game now)

@@ -25,7 +25,7 @@ from websockets.exceptions import WebSocketException
 
 from clients.bot import seeking
 from clients.bot.brains import Brain, StruckOut
-from clients.bot.challenges import ChallengeDesk
+from clients.bot.challenges import ChallengeDesk, ChallengesDeclined
 from clients.bot.config import BotConfig
 from clients.bot.game_task import GameTask
 from clients.bot.logs import FileLog, GameLog, flush_all
@@ -192,7 +192,11 @@ class BotRunner:
 
     def next_spec(self, specs: list[str]) -> tuple[str, str | None, str | None]:
         """The game specs in turn: the n-th game started plays the n-th (cyclically)."""
-        return self.cfg.spec(specs[self.started % len(specs)])
+        return self.cfg.spec(self.next_spec_text(specs))
+
+    def next_spec_text(self, specs: list[str]) -> str:
+        """The spec of :meth:`next_spec`, as given."""
+        return specs[self.started % len(specs)]
 
     async def warm(self) -> None:
         """Have a started brain ready for the next game: start as many at once as games
@@ -245,6 +249,9 @@ class BotRunner:
         """Keep as many games going as allowed: queue for quick match, open rooms, join."""
         queued: tuple[int, int] | None = None
         while not self._done():
+            if self.challenges.given_up and not (self.tasks or self.cfg.accept_challenges):
+                self.fatal = ChallengesDeclined(self.challenges.given_up)  # nothing to play
+                return
             self.changed.clear()
             poll = False
             if self.room_for_more() and self._online.is_set():

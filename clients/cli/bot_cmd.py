@@ -86,13 +86,16 @@ def _what_and_how(parser: argparse.ArgumentParser) -> None:
         "--challenge",
         nargs="+",
         metavar="NAME_THEN_GAME",
-        help="challenge the player NAME to GAME... in turn (default collapsi)",
+        help="challenge the player NAME to GAME... in turn (default collapsi); a game "
+        "NAME declines for good (it does not play it) is left out, and the run ends when "
+        "none is left",
     )
     what.add_argument(
         "--accept-challenges",
         action="store_true",
         default=None,
-        help="accept challenges while there is room for a game (with any mode)",
+        help="accept challenges while there is room for a game (with any mode); others "
+        "are declined saying why (busy, a game its level does not play)",
     )
     what.add_argument("--rules", help="rule set (default: the game's)")
     what.add_argument("--variant", help="variant (default: the game's)")
