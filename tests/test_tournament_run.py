@@ -242,6 +242,14 @@ def test_participants_with_time_controls_of_their_own(tmp_path: Path) -> None:
         assert g["result"]["reason"] == "no_moves"
 
 
+def test_the_clock_for_all_is_spelt_as_arena_bot_spells_it(tmp_path: Path) -> None:
+    """``--clock`` (arena bot's and the server's tournaments' flag) is ``--tc``."""
+    tournament(tmp_path / "t", "--level", "random", "--level", "greedy", "--deals", "1",
+               "--clock", "fixed:5")  # fmt: skip
+    for g in records(tmp_path / "t"):
+        assert g["time_control"]["per_move_ms"] == 5000, g
+
+
 def test_solver_adjudication(tmp_path: Path) -> None:
     summary = tournament(
         tmp_path / "t", "--level", "random", "--level", "greedy", "--deals", "3",

@@ -84,7 +84,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run.add_argument("--setups", type=Path, help="a file of deals (one setup per line)")
     run.add_argument("--seed", type=int, help="seed of deals and players (default 1)")
     run.add_argument("--concurrency", type=int, help="games at once (default 1)")
-    run.add_argument("--tc", help="time control for all: none, 5+3, fixed:0.1")
+    run.add_argument(  # (--clock: as arena bot and the server's tournaments spell it)
+        "--tc", "--clock", dest="tc", help="time control for all: none, 5+3, fixed:0.1"
+    )
     run.add_argument("--move-timeout-ms", type=int, help="an engine's silence without clock")
     run.add_argument("--adjudicate", choices=("none", "solver"), help="4x4 Collapsi: solver")
     run.add_argument("--sprt", help="elo0=0,elo1=10,alpha=0.05,beta=0.05,model=logistic")
