@@ -29,13 +29,50 @@ from pydantic import BaseModel
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
+from clients.arena_errors import (
+    ERRORS,
+    ArenaError,
+    ConnectionLost,
+    ForbiddenError,
+    GameOverError,
+    IllegalMoveError,
+    NameTakenError,
+    NotSeatedError,
+    NotYourTurnError,
+    RateLimitedError,
+    UnknownRoomError,
+    UnknownSessionError,
+    error_from,
+)
+from clients.calls import ServerCalls
 from clients.wsdirect import DirectConnection
 from protocol import messages as m
 from protocol.codec import encode_wire, to_wire
-from protocol.errors import ErrorCode, ProtocolError
+from protocol.errors import ProtocolError
 from protocol.fastread import decode_server_fast
 from protocol.fastwire import make_move_wire
 from protocol.versions import PROTOCOL_VERSIONS
+
+#: the errors are defined in clients/arena_errors.py and imported from here
+__all__ = [
+    "ERRORS",
+    "TURN_EVENTS",
+    "ArenaError",
+    "Client",
+    "ConnectionLost",
+    "ForbiddenError",
+    "GameOverError",
+    "IllegalMoveError",
+    "NameTakenError",
+    "NotSeatedError",
+    "NotYourTurnError",
+    "RateLimitedError",
+    "RoomTrack",
+    "Sent",
+    "UnknownRoomError",
+    "UnknownSessionError",
+    "error_from",
+]
 
 SOFTWARE = "arena-client/0.1"
 
@@ -47,57 +84,6 @@ TURN_EVENTS = ("game_started", "move_made", "player_eliminated")
 
 #: how often a patient client sends a request refused ``rate_limited`` again
 PATIENT_TRIES = 20
-
-
-class ArenaError(Exception):
-    """An ``error`` reply from the server (or a refused local request)."""
-
-    code: str = "error"
-
-    def __init__(
-        self,
-        code: str,
-        message: str,
-        retry_after: int | None = None,
-        details: dict[str, Any] | None = None,
-    ) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-        self.retry_after = retry_after
-        self.details = details or {}
-
-
-class ConnectionLost(ArenaError):
-    """The connection closed while a request was waiting for its reply."""
-
-    def __init__(self, message: str = "connection closed") -> None:
-        super().__init__("connection_lost", message)
-
-
-def _class_name(code: str) -> str:
-    return "".join(part.capitalize() for part in code.split("_")) + "Error"
-
-
-#: one exception class per protocol error code, e.g. ``ERRORS["illegal_move"]``
-ERRORS: dict[str, type[ArenaError]] = {
-    code.value: type(_class_name(code.value), (ArenaError,), {"code": code.value})
-    for code in ErrorCode
-}
-IllegalMoveError = ERRORS["illegal_move"]
-NotYourTurnError = ERRORS["not_your_turn"]
-NotSeatedError = ERRORS["not_seated"]
-ForbiddenError = ERRORS["forbidden"]
-RateLimitedError = ERRORS["rate_limited"]
-GameOverError = ERRORS["game_over"]
-UnknownRoomError = ERRORS["unknown_room"]
-UnknownSessionError = ERRORS["unknown_session"]
-NameTakenError = ERRORS["name_taken"]
-
-
-def error_from(msg: m.Error) -> ArenaError:
-    cls = ERRORS.get(msg.code, ArenaError)
-    return cls(msg.code, msg.message, msg.retry_after, msg.details)
 
 
 class Sent(NamedTuple):
@@ -129,7 +115,7 @@ class RoomTrack:
         self.last = 0
 
 
-class Client:
+class Client(ServerCalls):
     """One connection to an arena server (see the module docstring).
 
     ``binary`` picks msgpack (default) or JSON frames. ``keep_events=False`` is
@@ -603,119 +589,12 @@ class Client:
     async def ping(self) -> None:
         await self.request(m.Ping())
 
-    # -- lobby ----------------------------------------------------------------------------
-    async def list_rooms(self, game: str | None = None) -> list[m.RoomSummary]:
-        return (await self.request(m.ListRooms(game=game))).rooms
-
-    async def subscribe_lobby(self, game: str | None = None) -> list[m.RoomSummary]:
-        return (await self.request(m.LobbySubscribe(game=game))).rooms
-
-    async def create_room(
-        self,
-        game: str,
-        *,
-        rules: str | None = None,
-        variant: str | None = None,
-        seats: int | None = None,
-        time_control: Any = None,
-        rated: bool = False,
-        private: bool = False,
-        seat: int | None = None,
-        options: dict[str, Any] | None = None,
-    ) -> m.RoomState:
-        return await self.request(
-            m.CreateRoom(
-                game=game,
-                rules=rules,
-                variant=variant,
-                seats=seats,
-                time_control=time_control or m.Untimed(),
-                rated=rated,
-                private=private,
-                seat=seat,
-                options=options or {},
-            )
-        )
-
-    async def join(
-        self, room: str | None = None, *, invite: str | None = None, role: str = "player"
-    ) -> m.RoomState:
-        return await self.request(m.JoinRoom(room=room, invite=invite, role=role))
-
-    async def watch(self, room: str, since_seq: int | None = None) -> Any:
-        """Spectate; returns the ``room_state`` (or the first ``catch_up``)."""
-        return await self.request(m.Watch(room=room, since_seq=since_seq))
-
+    # -- room (the rest: clients/calls.py) -----------------------------------------------
     async def leave(self, room: str) -> None:
         await self.request(m.LeaveRoom(room=room))
         track = self.rooms.get(room)
         if track is not None:
             track.live = False  # not listed in a resume any more
-
-    async def quick_match(
-        self,
-        game: str,
-        *,
-        rules: str | None = None,
-        variant: str | None = None,
-        time_control: Any = None,
-        rated: bool = True,
-        bots: bool = True,
-    ) -> m.Queued:
-        return await self.request(
-            m.QuickMatch(
-                game=game,
-                rules=rules,
-                variant=variant,
-                time_control=time_control or m.Untimed(),
-                rated=rated,
-                bots=bots,
-            )
-        )
-
-    async def cancel_quick_match(self) -> None:
-        await self.request(m.CancelQuickMatch())
-
-    async def challenge(
-        self,
-        name: str,
-        game: str,
-        *,
-        rules: str | None = None,
-        variant: str | None = None,
-        time_control: Any = None,
-        rated: bool = False,
-    ) -> m.ChallengeSent:
-        return await self.request(
-            m.Challenge(
-                name=name,
-                game=game,
-                rules=rules,
-                variant=variant,
-                time_control=time_control or m.Untimed(),
-                rated=rated,
-            )
-        )
-
-    async def accept_challenge(self, challenge: str) -> None:
-        await self.request(m.AcceptChallenge(challenge=challenge))
-
-    async def decline_challenge(self, challenge: str, reason: str | None = None) -> None:
-        """Decline, saying why (``reason``: PROTOCOL.md, Challenges; none: ``generic``)."""
-        await self.request(m.DeclineChallenge(challenge=challenge, reason=reason))
-
-    async def cancel_challenge(self, challenge: str) -> None:
-        await self.request(m.CancelChallenge(challenge=challenge))
-
-    # -- room -----------------------------------------------------------------------------
-    async def take_seat(self, room: str, seat: int | None = None) -> None:
-        await self.request(m.TakeSeat(room=room, seat=seat))
-
-    async def leave_seat(self, room: str) -> None:
-        await self.request(m.LeaveSeat(room=room))
-
-    async def ready(self, room: str, ready: bool = True) -> None:
-        await self.request(m.Ready(room=room, ready=ready))
 
     async def move(self, room: str, move: str) -> None:
         """Play a move; returns once the server accepted (and logged) it.
@@ -725,59 +604,6 @@ class Client:
         """
         m.MakeMove(room=room, move=move)  # (checked: a bad move is refused here, typed)
         await self._request_wire(make_move_wire(room, move, "event"), 10.0)
-
-    async def resign(self, room: str) -> None:
-        await self.request(m.Resign(room=room))
-
-    async def abort_game(self, room: str) -> None:
-        """Abort the game (no result, unrated): allowed until every player has moved."""
-        await self.request(m.AbortGame(room=room))
-
-    async def offer_rematch(self, room: str) -> None:
-        await self.request(m.OfferRematch(room=room))
-
-    async def accept_rematch(self, room: str) -> None:
-        await self.request(m.AcceptRematch(room=room))
-
-    async def chat(self, room: str, text: str) -> None:
-        await self.request(m.Chat(room=room, text=text))
-
-    # -- records and ratings -------------------------------------------------------------------
-    async def get_record(self, record: str, invite: str | None = None) -> m.Record:
-        """A finished game's record (a private room's: for its players, or with its invite)."""
-        return await self.request(m.GetRecord(record=record, invite=invite))
-
-    async def list_records(
-        self,
-        game: str | None = None,
-        player: str | None = None,
-        limit: int = 20,
-        offset: int = 0,
-    ) -> m.RecordList:
-        """Finished games, newest first: one page (``next_offset`` asks for the next)."""
-        return await self.request(
-            m.ListRecords(game=game, player=player, limit=limit, offset=offset)
-        )
-
-    async def leaderboard(self, game: str, limit: int = 50) -> list[m.LeaderboardEntry]:
-        return (await self.request(m.GetLeaderboard(game=game, limit=limit))).entries
-
-    # -- tournaments ------------------------------------------------------------------------
-    async def list_tournaments(self, game: str | None = None) -> list[m.TournamentSummary]:
-        return (await self.request(m.ListTournaments(game=game))).tournaments
-
-    async def join_tournament(self, tournament: str) -> None:
-        await self.request(m.JoinTournament(tournament=tournament))
-
-    async def leave_tournament(self, tournament: str) -> None:
-        await self.request(m.LeaveTournament(tournament=tournament))
-
-    async def standings(self, tournament: str) -> m.Standings:
-        return await self.request(m.GetStandings(tournament=tournament))
-
-    async def subscribe_tournament(self, tournament: str) -> m.Standings:
-        """The standings now; later ones arrive as ``standings`` messages without ``re``."""
-        return await self.request(m.TournamentSubscribe(tournament=tournament))
 
 
 from protocol.limits import MAX_CURSORS, DecodeLimits  # noqa: E402
