@@ -5,8 +5,9 @@ per-connection rate that does not pace the runner's one connection) and an oppon
 runner (``arena bot`` whose engine, bench/instant_engine.py ``--think-ms MS``, answers
 after ``--opponent-ms``, so that games last and many are under way at once) run as
 subprocesses. The measured runner runs in this process with an engine program that
-answers at once (bench/instant_engine.py), ``--concurrency`` games at a time,
-``--games`` in all, by quick match.
+answers at once (``--engine c``, the default: bench/instant_engine.c, built with ``cc``;
+or ``python``: bench/instant_engine.py, whose own line reading then counts as the
+runner's), ``--concurrency`` games at a time, ``--games`` in all, by quick match.
 
 Per move of the measured runner, the runner's time runs from the moment the kernel
 received the frame that made it the bot's turn (the socket's SO_TIMESTAMPNS stamp of
@@ -36,12 +37,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import gc
 import io
 import itertools
 import json
 import re
 import resource
+import shutil
 import socket
 import statistics
 import struct
@@ -390,7 +393,9 @@ def measured_engine(kind: str) -> str:
     Python engine's line reading would add to the runner's figure)."""
     if kind == "python":
         return ENGINE
-    built = Path(tempfile.mkdtemp(prefix="instant-engine-")) / "instant_engine"
+    where = tempfile.mkdtemp(prefix="instant-engine-")
+    atexit.register(shutil.rmtree, where, True)  # (built for this run only)
+    built = Path(where) / "instant_engine"
     source = ROOT / "bench" / "instant_engine.c"
     try:
         subprocess.run(["cc", "-O2", "-o", str(built), str(source)], check=True)
@@ -449,6 +454,7 @@ async def bench(
     runner_root: Path = ROOT,
     others_nice: int = 0,
     engine: str = ENGINE,
+    engine_kind: str = "python",
 ) -> dict[str, Any]:
     # imported here: the same file is the opponent's engine, which must start fast; from
     # runner_root (another checkout: its runner measured by this bench, against this
@@ -593,7 +599,7 @@ async def bench(
     return {
         "runner_root": str(Path(clients.client.__file__).resolve().parent.parent),
         "others_nice": others_nice,
-        "engine": engine,
+        "engine": engine_kind,
         "exit": code,
         "s_to_peak": peak_at - first,
         "games": finished,
@@ -711,6 +717,7 @@ def main() -> int:
             args.runner_root.resolve(),
             args.others_nice,
             measured_engine(args.engine),
+            args.engine,
         )
     )
     print(f"The runner measured: {r['runner_root']}; its engine: {r['engine']}")

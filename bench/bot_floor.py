@@ -2,14 +2,15 @@
 
 A "server" (this process) sends a 480-byte message (the size of a ``move_made``) at
 random gaps (0.5-1.5x ``--gap-ms``) over loopback TCP to a relay process, which, for
-each, writes a ``go`` to bench/instant_engine.py over its pipe, reads the answer, and
-writes the message back. The relay is Python with plain system calls (blocking reads,
-no asyncio, no websocket framing, no decoding): the hops of ``arena bot``'s move path
-and nothing else. Its time per message is measured as bench/bot.py measures the
-runner's: from the kernel's receive stamp of the message (SO_TIMESTAMPNS) to the
-relay's write of the answer, less the engine's own stamped time. What ``arena bot``
-adds above this floor is its own work: the websocket frame, the decoding, the game's
-bookkeeping, the engine protocol's lines, the move's message.
+each, writes a ``go`` to the engine over its pipe (``--engine``, as bench/bot.py's:
+bench/instant_engine.c or .py), reads the answer, and writes the message back. The
+relay is Python with plain system calls (blocking reads, no asyncio, no websocket
+framing, no decoding): the hops of ``arena bot``'s move path and nothing else. Its time
+per message is measured as bench/bot.py measures the runner's: from the kernel's
+receive stamp of the message (SO_TIMESTAMPNS) to the relay's write of the answer, less
+the engine's own stamped time. What ``arena bot`` adds above this floor is its own work:
+the websocket frame, the decoding, the game's bookkeeping, the engine protocol's lines,
+the move's message.
 
     .venv/bin/python bench/bot_floor.py --messages 2000 --json /tmp/bot_floor.json
 """
@@ -130,6 +131,7 @@ def main() -> int:
         "p99_ms": pct(ms, 0.99),
         "max_ms": max(ms),
         "engine_p50_ms": statistics.median(f[1] for f in figures),
+        "engine": args.engine,
     }
     print("| messages | relay p50 ms | p90 ms | p99 ms | max ms | engine's own p50 ms |")
     print("| ---: | ---: | ---: | ---: | ---: | ---: |")

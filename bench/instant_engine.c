@@ -16,10 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_LINE 65538
-
 static char buf[1 << 17];
-static char legal[MAX_LINE];
+static char legal[sizeof buf];
 static char *moves[4096];
 static int n_moves = 0;
 
@@ -44,7 +42,7 @@ static int line(char *text, long long read_at) {
     char *cmd = strtok(text, " \t\r");
     if (cmd == NULL) return 1;
     if (strcmp(cmd, "go") == 0) {
-        static char out[MAX_LINE + 128];
+        static char out[sizeof buf + 128];
         const char *move = n_moves ? moves[rand() % n_moves] : "resign";
         snprintf(out, sizeof out, "info string stamp %lld %lld\nbestmove %s\n", read_at,
                  now_ns(), move);
@@ -67,6 +65,7 @@ static int line(char *text, long long read_at) {
 
 int main(void) {
     size_t have = 0;
+    int skipping = 0; /* in a line longer than the buffer: dropped up to its newline */
     srand(0);
     for (;;) {
         ssize_t n = read(0, buf + have, sizeof buf - have - 1);
@@ -76,11 +75,15 @@ int main(void) {
         char *start = buf, *end;
         while ((end = memchr(start, '\n', have - (size_t)(start - buf))) != NULL) {
             *end = '\0';
-            if (!line(start, read_at)) return 0;
+            if (!skipping && !line(start, read_at)) return 0;
+            skipping = 0;
             start = end + 1;
         }
         have -= (size_t)(start - buf);
         memmove(buf, start, have);
-        if (have == sizeof buf - 1) have = 0; /* a line past the buffer: dropped */
+        if (have == sizeof buf - 1) {
+            have = 0;
+            skipping = 1;
+        }
     }
 }

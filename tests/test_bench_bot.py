@@ -7,14 +7,24 @@ Only that it runs and measures what it says; the runner's time is never asserted
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
+
+import pytest
 
 from tests.bench_run import run_bench
 
+#: the C engine is built with the system's compiler (bench/instant_engine.c)
+NEEDS_CC = pytest.mark.skipif(
+    shutil.which("cc") is None, reason="no C compiler (cc) to build bench/instant_engine.c"
+)
 
-def test_bench_bot_tiny_run(tmp_path: Path) -> None:
+
+@pytest.mark.parametrize("engine", [pytest.param("c", marks=NEEDS_CC), "python"])
+def test_bench_bot_tiny_run(tmp_path: Path, engine: str) -> None:
     stdout, res = run_bench(
         "bot.py",
+        "--engine", engine,
         "--games", "3",
         "--concurrency", "3",
         "--opponent-ms", "1000",
@@ -37,11 +47,14 @@ def test_bench_bot_tiny_run(tmp_path: Path) -> None:
     # it (one clock for both, within its conversion's microseconds), each part in order
     assert res["parts_moves"] >= 1, res
     assert res["socket_wait_p50_ms"] > -0.05 and res["to_engine_p50_ms"] > 0, res
+    assert res["engine"] == engine, res
 
 
-def test_bench_bot_floor_tiny_run(tmp_path: Path) -> None:
+@pytest.mark.parametrize("engine", [pytest.param("c", marks=NEEDS_CC), "python"])
+def test_bench_bot_floor_tiny_run(tmp_path: Path, engine: str) -> None:
     stdout, res = run_bench(
         "bot_floor.py",
+        "--engine", engine,
         "--messages", "30",
         "--gap-ms", "2",
         json_to=tmp_path / "floor.json",
@@ -52,3 +65,4 @@ def test_bench_bot_floor_tiny_run(tmp_path: Path) -> None:
     assert res["messages"] == 30, res
     assert 0 < res["p50_ms"] <= res["p99_ms"] <= res["max_ms"], res
     assert res["engine_p50_ms"] > 0, res
+    assert res["engine"] == engine, res

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import io
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
 from clients.bot.brains import LevelBrain
+from clients.bot.challenges import _FOR_GOOD
 from clients.bot.config import BotConfig
 from clients.bot.runner import BotRunner
 from clients.client import Client
+from protocol.client import DeclineReason
 
 
 class Runner(BotRunner):
@@ -180,3 +182,61 @@ async def test_challenging_a_player_who_is_not_online_says_so_once_and_asks_agai
     assert challenger.said()[1:] == ["ghost is not online: challenging again until they are"], (
         challenger.said()
     )
+
+
+@pytest.mark.timeout(90)
+async def test_a_decline_lost_in_a_drop_is_heard_again_after_the_resume(arena):
+    """The server tells a connected session only: the host's decline, sent while the
+    challenger's connection was down, is lost. Once resumed, the challenger takes its
+    challenge back and asks again; before, it waited for that answer forever."""
+    await arena.start()
+    host = await arena.client("host", bot=True)
+    may_resume = asyncio.Event()
+
+    class Held(BotRunner):
+        async def _reconnect(self) -> None:  # (after the host's decline)
+            await may_resume.wait()
+            await super()._reconnect()
+
+    cfg = BotConfig(url=arena.url, name="challenger", level="random", challenge=["host"])
+    challenger = Held(cfg.check(), lambda strike, log: LevelBrain("random", 1), io.StringIO())
+    asking = asyncio.create_task(challenger.run())
+    try:
+        first = await host.next(type="challenged", timeout=30)
+        challenger.client.abort()
+        await host.decline_challenge(first.challenge, "rated")  # (for good: asked no more)
+        may_resume.set()
+        again = await host.next(type="challenged", timeout=30)
+        await host.decline_challenge(again.challenge, "rated")
+        assert await asyncio.wait_for(asking, 30) == 1
+    finally:
+        asking.cancel()
+        await asyncio.gather(asking, return_exceptions=True)
+    said = challenger.out.getvalue().splitlines()
+    assert "reconnected: session resumed" in said, said
+    assert said[-1] == "stopped: host plays no rated games: not challenging host again", said
+
+
+def test_every_decline_reason_is_either_asked_again_or_for_good():
+    """The protocol's reasons (PROTOCOL.md, "Decline reasons") and the bot's reading."""
+    assert set(get_args(DeclineReason)) == {"generic", "later", *_FOR_GOOD}
+
+
+@pytest.mark.timeout(90)
+async def test_a_host_whose_last_game_has_begun_takes_no_more_challenges(arena):
+    """Not "later": the host will not play another game (``--games 1``, under way)."""
+    await arena.start()
+    host = Runner(arena.url, "host", accept_challenges=True, games=1)
+    hosting = asyncio.create_task(host.run())
+    ann = await arena.client("ann")
+    try:
+        await ann.challenge("host", "collapsi")  # (accepted: ann never moves, so it lasts)
+        await ann.next(type="matched", timeout=30)
+        rival = Runner(arena.url, "rival", challenge=["host", "collapsi"], games=1)
+        assert await asyncio.wait_for(rival.run(), 30) == 1
+    finally:
+        hosting.cancel()
+        await asyncio.gather(hosting, return_exceptions=True)
+    gave_up = "host takes no challenges: not challenging host again"
+    assert rival.said()[-1] == f"stopped: {gave_up}", rival.said()
+    assert "challenge from rival: collapsi/base, declined (no_challenges)" in host.said()

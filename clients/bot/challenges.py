@@ -81,9 +81,8 @@ class ChallengeDesk:
         read the server's answer to the challenge: :meth:`route` sees those while
         ``pending`` is :data:`_SENDING`, and the challenge is not waited on again."""
         r = self.runner
-        name, *specs = r.cfg.challenge
-        specs = [t for t in specs or ["collapsi"] if t not in self._refused]
-        self._given = r.next_spec_text(specs)
+        name = r.cfg.challenge[0]
+        self._given = r.next_spec_text(self._specs_left())
         game, variant, rules = r.cfg.spec(self._given)
         self._spec = "/".join(part for part in (game, variant, rules) if part)
         self.pending = _SENDING
@@ -115,6 +114,10 @@ class ChallengeDesk:
         self.pending = sent.challenge
         if (early := self._early.pop(sent.challenge, None)) is not None:
             self._settle(sent.challenge, *early)  # (its answer came first)
+
+    def _specs_left(self) -> list[str]:
+        """``--challenge``'s games (default collapsi) but those declined for good."""
+        return [t for t in self.runner.cfg.challenge[1:] or ["collapsi"] if t not in self._refused]
 
     def _settle(self, challenge: str, outcome: str, why: str | None = None) -> None:
         """``challenge`` was ``accepted`` (its game begins) or ended without a game
@@ -157,7 +160,7 @@ class ChallengeDesk:
         r = self.runner
         said = f"{name} {_FOR_GOOD[why].format(spec=self._spec)}"
         self._refused.add(self._given)
-        left = [t for t in r.cfg.challenge[1:] or ["collapsi"] if t not in self._refused]
+        left = self._specs_left()
         if why == "game" and left:
             r.say(f"challenge to {name} declined: {said}; challenging to {', '.join(left)}")
         else:
@@ -170,6 +173,20 @@ class ChallengeDesk:
         """The session is gone (logged in again): so is the challenge it sent."""
         self.pending = None
         self._early.clear()
+
+    async def after_resume(self) -> None:
+        """The session was resumed: the end of the challenge it sent may have come
+        during the drop, and is not sent again (the server tells connected sessions
+        only). Take the challenge back and ask again: a game it began meanwhile comes
+        with the resume's rooms, and a decline is heard again."""
+        challenge = self.pending
+        if not challenge:  # (none, or on its way: its request failed with the drop)
+            return
+        with contextlib.suppress(ArenaError, ConnectionLost, TimeoutError):
+            await self.runner.client.cancel_challenge(challenge)  # (unknown: it ended)
+        if self.pending == challenge:
+            self.pending = None
+            self.runner.changed.set()
 
     def route(self, msg: Any) -> bool:
         """Take ``msg`` if it is about challenges (True); ``matched`` ends the pending one."""
@@ -208,15 +225,16 @@ class ChallengeDesk:
                 r.say(f"{what}, accepted")
                 await r.client.accept_challenge(ch.challenge)
             else:
-                why = _why_not(r.cfg.accept_challenges, playable)
+                why = _why_not(r, playable)
                 r.say(f"{what}, declined ({why})")
                 await r.client.decline_challenge(ch.challenge, why)
         except (ArenaError, ConnectionLost, TimeoutError, EngineProcessError) as exc:
             r.say(f"challenge from {ch.player.name}: {exc}")
 
 
-def _why_not(accepting: bool, playable: bool) -> DeclineReason:
+def _why_not(r: BotRunner, playable: bool) -> DeclineReason:
     """The reason a challenge is declined (PROTOCOL.md, Challenges)."""
-    if not accepting:
+    cfg = r.cfg
+    if not cfg.accept_challenges or 0 < cfg.games <= r.started:  # (no more games: ever)
         return "no_challenges"
     return "later" if playable else "game"  # (no room for another game now)

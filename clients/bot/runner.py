@@ -508,6 +508,7 @@ class BotRunner:
             try:
                 await self.client.reconnect()
                 self.say("reconnected: session resumed")
+                self.spawn(self.challenges.after_resume())
                 return
             except UnknownSessionError:
                 await self.client.login(self.cfg.name, self.cfg.token, bot=True)

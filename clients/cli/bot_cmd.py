@@ -86,9 +86,10 @@ def _what_and_how(parser: argparse.ArgumentParser) -> None:
         "--challenge",
         nargs="+",
         metavar="NAME_THEN_GAME",
-        help="challenge the player NAME to GAME... in turn (default collapsi); a game "
-        "NAME declines for good (it does not play it) is left out, and the run ends when "
-        "none is left",
+        help="challenge the player NAME to GAME... in turn (default collapsi); a decline "
+        "for being busy (or for no reason) is asked again later, one for good is not: a "
+        "game NAME does not play is left out, and the run stops (exit 1) when nothing is "
+        "left to ask (with --accept-challenges, it waits for challenges)",
     )
     what.add_argument(
         "--accept-challenges",
