@@ -22,6 +22,8 @@ from clients.bot.runner import BotRunner
 from clients.client import Client
 from protocol.client import DeclineReason
 
+GAME_EVENTS = ("game_started", "move_made", "player_eliminated", "game_over")
+
 
 class Runner(BotRunner):
     """A runner whose client answers ``challenge`` only after the challenge's end."""
@@ -240,3 +242,42 @@ async def test_a_host_whose_last_game_has_begun_takes_no_more_challenges(arena):
     gave_up = "host takes no challenges: not challenging host again"
     assert rival.said()[-1] == f"stopped: {gave_up}", rival.said()
     assert "challenge from rival: collapsi/base, declined (no_challenges)" in host.said()
+
+
+@pytest.mark.timeout(90)
+async def test_a_game_begun_during_a_drop_is_played_after_the_resume(arena):
+    """The host accepts while the challenger's connection is down: the challenger's
+    ``matched`` is lost, and the game comes with the resume's rooms. It is played;
+    before, its snapshot was kept for a task never started, and the game stood still."""
+    await arena.start()
+    host = await arena.client("host", bot=True)
+    may_resume = asyncio.Event()
+
+    class Held(BotRunner):
+        async def _reconnect(self) -> None:  # (after the host's accept)
+            await may_resume.wait()
+            await super()._reconnect()
+
+    cfg = BotConfig(url=arena.url, name="challenger", level="random", challenge=["host"], games=1)
+    out = io.StringIO()
+    challenger = Held(cfg.check(), lambda strike, log: LevelBrain("random", 1), out)
+    asking = asyncio.create_task(challenger.run())
+    try:
+        got = await host.next(type="challenged", timeout=30)
+        challenger.client.abort()
+        await host.accept_challenge(got.challenge)
+        matched = await host.next(type="matched", timeout=30)
+        may_resume.set()
+        while True:  # the host plays its first legal move each turn
+            ev = await host.next(type=GAME_EVENTS, room=matched.room, timeout=30)
+            if ev.type == "game_over":
+                break
+            if ev.to_move == matched.seat and ev.legal_moves:
+                await host.move(matched.room, ev.legal_moves[0])
+        assert await asyncio.wait_for(asking, 30) == 0
+    finally:
+        asking.cancel()
+        await asyncio.gather(asking, return_exceptions=True)
+    said = out.getvalue().splitlines()
+    assert "reconnected: session resumed" in said, said
+    assert [ln for ln in said if ln.startswith(f"game {matched.room}: ")], said

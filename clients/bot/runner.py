@@ -65,6 +65,18 @@ def settle_heap() -> None:
     gc.set_threshold(10_000, 10, 10)
 
 
+def _begun_unheard(msg: Any) -> bool:
+    """A room's snapshot, after a resume, of a game the bot is seated in and has no task
+    for: it began during the drop (a challenge accepted, a tournament's pairing), and its
+    ``matched`` went to no connection (the server tells connected sessions only)."""
+    return (
+        msg.type == "room_state"
+        and msg.re is None
+        and msg.status == "playing"
+        and msg.you is not None
+    )
+
+
 def warm_games(specs: list[tuple[str, str | None, str | None]]) -> None:
     """Build a game of each spec the config names, before any game starts: the engine
     builds a board's move tables on the first game of its size (8 ms for the 4x4 board
@@ -495,6 +507,8 @@ class BotRunner:
         task = self.tasks.get(room)
         if task is not None:
             task.feed(msg)
+        elif _begun_unheard(msg):
+            self.start_game(room, msg)
         elif getattr(msg, "re", None) is None:
             early = self.early.setdefault(room, [])
             if len(early) < _EARLY_MAX and len(self.early) < 1000:
