@@ -189,6 +189,10 @@ class Challenges:
     async def accept(self, conn: Connection, s: Session, msg: m.AcceptChallenge) -> None:
         arena = self.arena
         c = self._mine(s, msg.challenge, "dst")
+        if c.data["rated"] and s.player is not None and s.player.get("guest"):
+            raise ProtocolError(  # (the challenge stays open: decline it)
+                ErrorCode.FORBIDDEN, "rated games need a claimed name (a token) on both sides"
+            )
         arena.registry.check_game_cap(s)
         del self.open[c.id]
         if c.src_node == arena.node:

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import io
+import shlex
 from typing import Any, get_args
 
 import pytest
+from engine_examples import bad
 
-from clients.bot.brains import LevelBrain
+from clients.bot.brains import EngineBrain, LevelBrain
 from clients.bot.challenges import _FOR_GOOD
 from clients.bot.config import BotConfig
 from clients.bot.runner import BotRunner
@@ -149,7 +151,10 @@ async def test_a_challenge_declined_for_good_is_not_sent_again(arena, host_play,
         f"stopped: {gave_up}",
     ], challenger.said()
     reason = "game" if "level" in host_play else "no_challenges"
-    assert f"challenge from challenger: collecto/base, declined ({reason})" in host.said()
+    assert (
+        f"challenge from challenger: collecto/base/standard, clock none, declined ({reason})"
+        in host.said()
+    )
 
 
 @pytest.mark.timeout(90)
@@ -241,7 +246,10 @@ async def test_a_host_whose_last_game_has_begun_takes_no_more_challenges(arena):
         await asyncio.gather(hosting, return_exceptions=True)
     gave_up = "host takes no challenges: not challenging host again"
     assert rival.said()[-1] == f"stopped: {gave_up}", rival.said()
-    assert "challenge from rival: collapsi/base, declined (no_challenges)" in host.said()
+    assert (
+        "challenge from rival: collapsi/base/standard, clock none, declined (no_challenges)"
+        in host.said()
+    )
 
 
 @pytest.mark.timeout(90)
@@ -281,3 +289,71 @@ async def test_a_game_begun_during_a_drop_is_played_after_the_resume(arena):
     said = out.getvalue().splitlines()
     assert "reconnected: session resumed" in said, said
     assert [ln for ln in said if ln.startswith(f"game {matched.room}: ")], said
+
+
+@pytest.mark.timeout(90)
+async def test_a_guest_bot_declines_rated_challenges(arena):
+    """A bot without a token cannot play rated games (the server refuses its accept):
+    it declines them, ``rated``, and the challenger asks no more."""
+    await arena.start()
+    host = Runner(arena.url, "host", accept_challenges=True, games=1)
+    hosting = asyncio.create_task(host.run())
+    try:
+        await host.until_said("waiting for challenges", 1)
+        rival = Runner(
+            arena.url, "rival", token="rival-token-0123456789ab", rated=True,
+            challenge=["host", "collapsi"], games=1,
+        )  # fmt: skip
+        assert await asyncio.wait_for(rival.run(), 30) == 1
+    finally:
+        hosting.cancel()
+        await asyncio.gather(hosting, return_exceptions=True)
+    assert rival.said()[-1] == "stopped: host plays no rated games: not challenging host again"
+    told = "challenge from rival: collapsi/base/standard, clock none, rated, declined (rated)"
+    assert told in host.said(), host.said()
+
+
+@pytest.mark.timeout(90)
+async def test_accepting_a_challenge_leaves_the_quick_match_queue(arena):
+    """``--quick-match`` with ``--accept-challenges`` at ``--concurrency 1``: while the
+    challenge's game is on, the bot is not in the queue (before, a pairing came too, and
+    it played two games at once)."""
+    await arena.start()
+    host = Runner(arena.url, "host", quick_match=["collecto"], accept_challenges=True)
+    hosting = asyncio.create_task(host.run())
+    ann, bob = await arena.client("ann"), await arena.client("bob")
+    try:
+        await host.until_said("quick match: looking", 1)
+        await ann.challenge("host", "collapsi")  # (ann never moves: the game lasts)
+        await ann.next(type="matched", timeout=30)
+        queued = await bob.quick_match("collecto", rated=False)
+        assert queued.waiting == 1, queued  # bob alone: the host left the queue
+    finally:
+        hosting.cancel()
+        await asyncio.gather(hosting, return_exceptions=True)
+    assert len([ln for ln in host.said() if ", accepted" in ln]) == 1, host.said()
+
+
+@pytest.mark.timeout(120)
+async def test_a_game_the_engine_refused_is_declined_when_challenged_again(arena):
+    """An engine that refuses Collecto (an error after newgame): the first Collecto
+    challenge is accepted and resigned, as ENGINE_PROTOCOL.md says; the next is declined
+    (``game``), and the challenger asks no more (before: accepted and resigned again)."""
+    await arena.start()
+    engine = " ".join(shlex.quote(part) for part in bad("collapsi-only"))
+    cfg = BotConfig(url=arena.url, name="host", engine=engine, accept_challenges=True)
+
+    def brain(strike: Any, log: Any) -> EngineBrain:
+        return EngineBrain(engine, {}, strike, log, 30.0)
+
+    host = BotRunner(cfg.check(), brain, io.StringIO())
+    hosting = asyncio.create_task(host.run())
+    rival = Runner(arena.url, "rival", challenge=["host", "collecto"], games=3)
+    try:
+        assert await asyncio.wait_for(rival.run(), 60) == 1
+    finally:
+        hosting.cancel()
+        await asyncio.gather(hosting, return_exceptions=True)
+    said = rival.said()
+    assert said[-1] == "stopped: host does not play collecto: not challenging host again", said
+    assert len([ln for ln in said if ln.startswith("game ")]) == 1, said

@@ -3,10 +3,11 @@ last sent allow for one move, less the time spent since they arrived and the mar
 
 from __future__ import annotations
 
-from clients.bot.timing import move_time, wire_time_control
+from clients.bot.timing import move_time
 from clients.engines import protocol as p
 from engine.match import TimeControl
 from protocol import messages as m
+from protocol.timecontrol import protocol_time_control
 
 FISCHER = m.Fischer(base_ms=60_000, increment_ms=2_000)
 
@@ -43,8 +44,8 @@ def test_untimed_and_a_flag_about_to_fall():
 
 
 def test_the_bots_clock_flags_become_the_protocols_time_controls():
-    assert wire_time_control(TimeControl.parse("3+2")) == m.Fischer(
+    assert protocol_time_control(TimeControl.parse("3+2")) == m.Fischer(
         base_ms=180_000, increment_ms=2_000
     )
-    assert wire_time_control(TimeControl.parse("fixed:5")) == m.PerMove(ms=5_000)
-    assert wire_time_control(TimeControl.parse("none")) == m.Untimed()
+    assert protocol_time_control(TimeControl.parse("fixed:5")) == m.PerMove(ms=5_000)
+    assert protocol_time_control(TimeControl.parse("none")) == m.Untimed()

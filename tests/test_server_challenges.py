@@ -111,6 +111,21 @@ async def test_a_decline_says_why_to_the_challenger(arena: Any) -> None:
     assert (ended.challenge, ended.decline_reason) == (sent.challenge, "rated")
 
 
+async def test_a_guest_cannot_accept_a_rated_challenge(arena: Any) -> None:
+    """Refused at the accept (before, the room opened and closed at once, and neither
+    side was told why); the challenge stays open, to be declined."""
+    await arena.start()
+    ann = await arena.client("ann", token="ann-token-0123456789abcdef")
+    guest = await arena.client("guest-bot", bot=True)
+    sent = await ann.challenge("guest-bot", "collapsi", rated=True)
+    got = await guest.next(type="challenged", timeout=20)
+    with pytest.raises(ArenaError, match="forbidden"):
+        await guest.accept_challenge(got.challenge)
+    await guest.decline_challenge(got.challenge, "rated")
+    ended = await ann.next(type="challenge_ended", timeout=20)
+    assert (ended.challenge, ended.decline_reason) == (sent.challenge, "rated")
+
+
 async def test_humans_who_say_no_bots_never_meet_the_bot_pool(arena: Any) -> None:
     await arena.start()
     bot = await arena.client("pool-bot", bot=True)

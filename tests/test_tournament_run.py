@@ -248,6 +248,14 @@ def test_the_clock_for_all_is_spelt_as_arena_bot_spells_it(tmp_path: Path) -> No
                "--clock", "fixed:5")  # fmt: skip
     for g in records(tmp_path / "t"):
         assert g["time_control"]["per_move_ms"] == 5000, g
+    # and so in a config file, and for a participant of its own
+    config = tmp_path / "t.toml"
+    config.write_text('clock = "fixed:5"\ndeals = 1\n[[participant]]\nlevel = "random"\n'
+                      '[[participant]]\nlevel = "greedy"\nclock = "fixed:4"\n')  # fmt: skip
+    tournament(tmp_path / "u", "--config", str(config))
+    for g in records(tmp_path / "u"):
+        odds = dict(zip(g["players"], g["seat_time_controls"], strict=True))
+        assert (odds["random"]["per_move_ms"], odds["greedy"]["per_move_ms"]) == (5000, 4000)
 
 
 def test_solver_adjudication(tmp_path: Path) -> None:

@@ -15,11 +15,11 @@ import contextlib
 import time
 from typing import TYPE_CHECKING, Any
 
-from clients.bot.timing import wire_time_control
 from clients.client import ArenaError, ConnectionLost
 from clients.engines.process import EngineProcessError
 from protocol import messages as m
 from protocol.client import DeclineReason
+from protocol.timecontrol import engine_time_control, protocol_time_control
 
 if TYPE_CHECKING:
     from clients.bot.runner import BotRunner
@@ -93,7 +93,7 @@ class ChallengeDesk:
                 game,
                 rules=rules,
                 variant=variant,
-                time_control=wire_time_control(r.cfg.time_control()),
+                time_control=protocol_time_control(r.cfg.time_control()),
                 rated=r.cfg.rated,
             )
         except ArenaError as exc:
@@ -207,34 +207,53 @@ class ChallengeDesk:
 
     async def answer(self, ch: m.Challenged) -> None:
         """``--accept-challenges``: accept while there is room for a game this bot plays
-        (a game just ending makes room in a moment); decline otherwise."""
-        from engine.ai import LEVELS
-
+        (a game just ending makes room in a moment); decline otherwise, saying why."""
         r = self.runner
-        playable = r.cfg.level is None or r.cfg.level in LEVELS.get(ch.game, ())
+        why = self._never(ch)
         deadline = time.monotonic() + ROOM_WAIT_S
-        while playable and not r.room_for_more() and time.monotonic() < deadline:
+        while why is None and not r.room_for_more() and time.monotonic() < deadline:
             r.changed.clear()
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(deadline - time.monotonic()):
                     await r.changed.wait()
-        what = f"challenge from {ch.player.name}: {ch.game}/{ch.variant}"
+        rated = ", rated" if ch.rated else ""
+        what = (
+            f"challenge from {ch.player.name}: {ch.game}/{ch.variant}/{ch.rules}, "
+            f"clock {engine_time_control(ch.time_control).label()}{rated}"
+        )
         try:
-            if r.cfg.accept_challenges and playable and r.room_for_more():
-                await r.warm()  # the game starts at once: its engine must be up
-                r.say(f"{what}, accepted")
-                await r.client.accept_challenge(ch.challenge)
-            else:
-                why = _why_not(r, playable)
-                r.say(f"{what}, declined ({why})")
-                await r.client.decline_challenge(ch.challenge, why)
+            why = why or self._never(ch)
+            if why is None and r.room_for_more():
+                r.accepting += 1  # (counted as a game: no other begins meanwhile)
+                try:
+                    await r.warm()  # the game starts at once: its engine must be up
+                    await r.leave_queue()
+                    if r.room_for_more(held=1):  # (not paired meanwhile)
+                        r.say(f"{what}, accepted")
+                        await r.client.accept_challenge(ch.challenge)
+                        return
+                finally:
+                    r.accepting -= 1
+                    r.changed.set()
+            why = why or "later"
+            r.say(f"{what}, declined ({why})")
+            await r.client.decline_challenge(ch.challenge, why)
         except (ArenaError, ConnectionLost, TimeoutError, EngineProcessError) as exc:
             r.say(f"challenge from {ch.player.name}: {exc}")
 
+    def _never(self, ch: m.Challenged) -> DeclineReason | None:
+        """Why this bot declines ``ch`` whenever it is asked (PROTOCOL.md, "Decline
+        reasons"), or None: it plays it when it has room."""
+        from engine.ai import LEVELS
 
-def _why_not(r: BotRunner, playable: bool) -> DeclineReason:
-    """The reason a challenge is declined (PROTOCOL.md, Challenges)."""
-    cfg = r.cfg
-    if not cfg.accept_challenges or 0 < cfg.games <= r.started:  # (no more games: ever)
-        return "no_challenges"
-    return "later" if playable else "game"  # (no room for another game now)
+        r = self.runner
+        cfg = r.cfg
+        if not cfg.accept_challenges or 0 < cfg.games <= r.started:  # (no more games)
+            return "no_challenges"
+        if ch.rated and cfg.token is None:  # (a guest: the server seats no rated game)
+            return "rated"
+        if cfg.level is not None and cfg.level not in LEVELS.get(ch.game, ()):
+            return "game"
+        if (ch.game, ch.variant, ch.rules) in r.cannot_play:  # (its engine refused it)
+            return "game"
+        return None

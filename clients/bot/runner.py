@@ -115,6 +115,12 @@ class BotRunner:
         self._entered = -1
         self.tournament_over = False
         self.challenges = ChallengeDesk(self)
+        self.accepting = 0  # challenges being accepted: games about to begin
+        #: the quick-match queue joined for (drops, games started) then, if it was
+        self._queued: tuple[int, int] | None = None
+        #: (game, variant, rules) the engine refused to play (an error after newgame):
+        #: challenges to them are declined (``game``), not accepted to be resigned again
+        self.cannot_play: set[tuple[str, str, str]] = set()
         self._capped = False  # said that the server's limit is below --concurrency
 
     # -- output ------------------------------------------------------------------------
@@ -198,9 +204,20 @@ class BotRunner:
         over = self.tournament_over and not self.tasks
         return over or self.fatal is not None or (0 < self.cfg.games <= self.finished)
 
-    def room_for_more(self) -> bool:
-        limit_ok = self.cfg.games == 0 or self.started < self.cfg.games
-        return limit_ok and len(self.tasks) < self.cfg.concurrency
+    def room_for_more(self, held: int = 0) -> bool:
+        """Room for another game: under ``--concurrency`` and ``--games``, counting the
+        challenges being accepted but ``held`` of them (the caller's own)."""
+        coming = self.accepting - held
+        limit_ok = self.cfg.games == 0 or self.started + coming < self.cfg.games
+        return limit_ok and len(self.tasks) + coming < self.cfg.concurrency
+
+    async def leave_queue(self) -> None:
+        """Out of the quick-match queue, as a challenge is accepted (a pairing as well
+        would be one game too many); the feeder queues again when there is room."""
+        if self.cfg.quick_match and self._queued is not None:
+            self._queued = None
+            with contextlib.suppress(ArenaError, ConnectionLost, TimeoutError):
+                await self.client.cancel_quick_match()
 
     def next_spec(self, specs: list[str]) -> tuple[str, str | None, str | None]:
         """The game specs in turn: the n-th game started plays the n-th (cyclically)."""
@@ -259,7 +276,6 @@ class BotRunner:
 
     async def _feed_games(self) -> None:
         """Keep as many games going as allowed: queue for quick match, open rooms, join."""
-        queued: tuple[int, int] | None = None
         while not self._done():
             if self.challenges.given_up and not (self.tasks or self.cfg.accept_challenges):
                 self.fatal = ChallengesDeclined(self.challenges.given_up)  # nothing to play
@@ -277,9 +293,9 @@ class BotRunner:
                             self._entered = self._drops
                     elif self.cfg.quick_match:
                         key = (self._drops, self.started)  # before: a match may come first
-                        if queued != key:
+                        if self._queued != key:
                             await seeking.queue(self)
-                            queued = key
+                            self._queued = key
                     elif self.cfg.open_room:
                         await seeking.open_room(self)
                         continue
@@ -406,6 +422,8 @@ class BotRunner:
                     await task.brain.close()
             with contextlib.suppress(ArenaError, ConnectionLost, TimeoutError):
                 await self.client.leave(task.room)
+            if task.declined and (g := task.game) is not None:
+                self.cannot_play.add((g.name, g.variant, g.rules))
             if isinstance(task.log, FileLog):
                 task.log.flush()
             self.tasks.pop(task.room, None)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING
 
-from clients.bot.timing import wire_time_control
 from clients.client import ArenaError
+from protocol.timecontrol import protocol_time_control
 
 if TYPE_CHECKING:
     from clients.bot.runner import BotRunner
@@ -31,7 +31,7 @@ async def queue(r: BotRunner) -> None:
         game,
         rules=rules,
         variant=variant,
-        time_control=wire_time_control(r.cfg.time_control()),
+        time_control=protocol_time_control(r.cfg.time_control()),
         rated=r.cfg.rated,
     )
 
@@ -45,7 +45,7 @@ async def open_room(r: BotRunner) -> None:
         rules=rules,
         variant=variant,
         seats=c.seats,
-        time_control=wire_time_control(c.time_control()),
+        time_control=protocol_time_control(c.time_control()),
         rated=c.rated,
         seat=0,
     )

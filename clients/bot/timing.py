@@ -11,7 +11,6 @@ import time
 from dataclasses import dataclass
 
 from clients.engines import protocol as p
-from engine.match import TimeControl
 from protocol import messages as m
 
 
@@ -49,12 +48,3 @@ def move_time(
     inc = time_control.increment_ms if isinstance(time_control, m.Fischer) else 0
     budget = max(1, int(min(hard / 2, mine / 30 + inc * 0.8)))
     return MoveTime(hard, budget, p.Go(time=tuple(remaining), inc=inc))
-
-
-def wire_time_control(tc: TimeControl) -> m.Fischer | m.PerMove | m.Untimed:
-    """The protocol's time control for an :class:`engine.match.TimeControl`."""
-    if tc.kind == "fischer":
-        return m.Fischer(base_ms=tc.base_ms, increment_ms=tc.increment_ms)
-    if tc.kind == "fixed":
-        return m.PerMove(ms=tc.per_move_ms)
-    return m.Untimed()

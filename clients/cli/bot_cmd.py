@@ -11,8 +11,9 @@ The bot is an engine program speaking the engine protocol (clients/ENGINE_PROTOC
 (clients/bot/sdk.py). Each game gets its own engine process. The runner keeps the
 clocks (``--margin-ms`` is kept back for the network), resumes after a dropped
 connection, restarts an engine that crashed, and stops an engine after
-``--max-strikes`` misbehaviours (exit status 1). One line per game on standard
-output; ``--log-dir`` keeps a log per game (every engine line included).
+``--max-strikes`` misbehaviours (exit status 1; so does a ``--challenge`` run with
+nothing left to ask). One line per game on standard output; ``--log-dir`` keeps a log
+per game (every engine line included).
 """
 
 from __future__ import annotations

@@ -90,12 +90,12 @@ def _starts_at(args: argparse.Namespace) -> int | None:
 
 
 def _create_message(args: argparse.Namespace) -> Any:
-    from clients.bot.timing import wire_time_control
     from engine.match import BadTimeControl, TimeControl
     from protocol import messages as m
+    from protocol.timecontrol import protocol_time_control
 
     try:
-        tc = wire_time_control(TimeControl.parse(args.clock))
+        tc = protocol_time_control(TimeControl.parse(args.clock))
     except BadTimeControl as exc:
         raise CliError(f"--clock: {exc}") from None
     fmt = FORMATS[args.format]

@@ -55,6 +55,7 @@ class ParticipantSpec:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ParticipantSpec:
+        data = _tc_spelt_clock(data)
         known = {f for f in cls.__dataclass_fields__}
         unknown = sorted(set(data) - known)
         if unknown:
@@ -74,6 +75,16 @@ class ParticipantSpec:
         if "name" not in data:
             data["name"] = data.get("level") or Path((data.get("cmd") or ("engine",))[0]).name
         return cls(**data)
+
+
+def _tc_spelt_clock(data: dict[str, Any]) -> dict[str, Any]:
+    """``clock``, as ``arena bot`` and hosted tournaments call it, is ``tc`` (a copy)."""
+    data = dict(data)
+    if "clock" in data:
+        if "tc" in data:
+            raise ConfigError("clock and tc are the same setting: give one of them")
+        data["tc"] = data.pop("clock")
+    return data
 
 
 def parse_participant(text: str) -> ParticipantSpec:
@@ -168,7 +179,7 @@ class TournamentConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TournamentConfig:
-        data = dict(data)
+        data = _tc_spelt_clock(data)
         unknown = sorted(set(data) - set(cls.__dataclass_fields__))
         if unknown:
             raise ConfigError(f"unknown tournament setting(s): {', '.join(unknown)}")
