@@ -166,7 +166,7 @@ async def test_a_game_declined_for_good_is_left_out_of_the_challenges(arena):
     challenger = Runner(arena.url, "challenger", challenge=spec, games=2)
     assert await asyncio.wait_for(asyncio.gather(host.run(), challenger.run()), 60) == [0, 0]
     said = challenger.said()
-    assert "challenge to host declined: host does not play collecto; challenging to " \
+    assert "challenge to host declined: host does not play collecto; challenging it to " \
         "collapsi" in said, said  # fmt: skip
     games = [ln for ln in said if ln.startswith("game ")]
     assert len(games) == 2 and all(" collapsi/base/" in ln for ln in games), said

@@ -100,6 +100,7 @@ def test_a_game_the_server_does_not_host_is_refused_before_logging_in(spec, mess
             ("--challenge", "collapsi"),
             "--challenge NAME GAME...: 'collapsi' is a game; name the player first",
         ),
+        (("--challenge", "B", "collapsi"), "--challenge NAME: a bot cannot challenge itself"),
     ],
 )
 def test_settings_that_cannot_work_are_refused_before_logging_in(flags, message) -> None:

@@ -162,7 +162,7 @@ class ChallengeDesk:
         self._refused.add(self._given)
         left = self._specs_left()
         if why == "game" and left:
-            r.say(f"challenge to {name} declined: {said}; challenging to {', '.join(left)}")
+            r.say(f"challenge to {name} declined: {said}; challenging it to {', '.join(left)}")
         else:
             self.given_up = f"{said}: not challenging {name} again"
             waiting = "; waiting for challenges" if r.cfg.accept_challenges else ""

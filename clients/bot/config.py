@@ -143,6 +143,8 @@ class BotConfig:
             raise ConfigError(
                 f"--challenge NAME GAME...: {self.challenge[0]!r} is a game; name the player first"
             )
+        if self.challenge and self.challenge[0].casefold() == self.name.casefold():
+            raise ConfigError("--challenge NAME: a bot cannot challenge itself")
         if self.games < 0 or self.concurrency < 1 or self.max_strikes < 1:
             raise ConfigError("--games must be >= 0, --concurrency and --max-strikes >= 1")
         if self.margin_ms < 0:
