@@ -17,6 +17,7 @@ from typing import Any, get_args
 import pytest
 from engine_examples import bad
 
+from clients.bot import challenges
 from clients.bot.brains import EngineBrain, LevelBrain
 from clients.bot.challenges import _FOR_GOOD
 from clients.bot.config import BotConfig
@@ -313,25 +314,89 @@ async def test_a_guest_bot_declines_rated_challenges(arena):
     assert told in host.said(), host.said()
 
 
+def slow_seating(node: Any, seconds: float) -> None:
+    """Seat a challenge's game ``seconds`` late, as a loaded node or one on Redis may:
+    the accept's ack then comes well before the game's ``matched``."""
+    seat = node.matchmaker._seat_matched
+
+    async def later(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("challenge") is not None:
+            await asyncio.sleep(seconds)
+        return await seat(*args, **kwargs)
+
+    node.matchmaker._seat_matched = later
+
+
 @pytest.mark.timeout(90)
 async def test_accepting_a_challenge_leaves_the_quick_match_queue(arena):
-    """``--quick-match`` with ``--accept-challenges`` at ``--concurrency 1``: while the
-    challenge's game is on, the bot is not in the queue (before, a pairing came too, and
-    it played two games at once)."""
-    await arena.start()
+    """``--quick-match`` with ``--accept-challenges`` at ``--concurrency 1``: from the
+    accept until its game is seated, and while it is on, the bot is out of the queue and
+    takes no other challenge (before, a pairing came too, or a second challenge was
+    accepted: two games at once)."""
+    node = await arena.start()
+    slow_seating(node, 0.3)
     host = Runner(arena.url, "host", quick_match=["collecto"], accept_challenges=True)
     hosting = asyncio.create_task(host.run())
-    ann, bob = await arena.client("ann"), await arena.client("bob")
+    ann, bob, cat = [await arena.client(n) for n in ("ann", "bob", "cat")]
     try:
         await host.until_said("quick match: looking", 1)
         await ann.challenge("host", "collapsi")  # (ann never moves: the game lasts)
+        await cat.challenge("host", "collapsi")  # (at once: while the first is seated)
         await ann.next(type="matched", timeout=30)
+        ended = await cat.next(type="challenge_ended", timeout=30)
+        assert ended.decline_reason == "later", ended
         queued = await bob.quick_match("collecto", rated=False)
         assert queued.waiting == 1, queued  # bob alone: the host left the queue
     finally:
         hosting.cancel()
         await asyncio.gather(hosting, return_exceptions=True)
-    assert len([ln for ln in host.said() if ", accepted" in ln]) == 1, host.said()
+    said = host.said()
+    assert len([ln for ln in said if ", accepted" in ln]) == 1, said
+    assert len([ln for ln in said if ln.startswith("quick match: looking")]) == 1, said
+
+
+@pytest.mark.timeout(90)
+async def test_an_accept_the_server_refuses_is_declined(arena):
+    """``--concurrency 2`` on a server that lets a bot play one game at once: the second
+    challenge's accept is refused (too_many_rooms), and the bot declines it, ``later``
+    (before, it only said so, and the challenger waited for an answer forever)."""
+    await arena.start(bot_max_games=1)
+    host = Runner(arena.url, "host", accept_challenges=True, concurrency=2)
+    hosting = asyncio.create_task(host.run())
+    ann, bob = await arena.client("ann"), await arena.client("bob")
+    try:
+        await host.until_said("waiting for challenges", 1)
+        await ann.challenge("host", "collapsi")  # (ann never moves: the game lasts)
+        await ann.next(type="matched", timeout=30)
+        await bob.challenge("host", "collapsi")
+        ended = await bob.next(type="challenge_ended", timeout=30)
+        assert (ended.reason, ended.decline_reason) == ("declined", "later"), ended
+    finally:
+        hosting.cancel()
+        await asyncio.gather(hosting, return_exceptions=True)
+
+
+@pytest.mark.timeout(60)
+async def test_a_challenge_left_unanswered_is_taken_back_and_asked_again(arena, monkeypatch):
+    """An answer can be lost (the server tells connected sessions only): after
+    ``ANSWER_WAIT_S`` the challenger cancels its challenge and sends another."""
+    monkeypatch.setattr(challenges, "ANSWER_WAIT_S", 0.5)
+    await arena.start()
+    host = await arena.client("host", bot=True)  # (it never answers)
+    cfg = BotConfig(url=arena.url, name="challenger", level="random", challenge=["host"])
+    out = io.StringIO()
+    challenger = BotRunner(cfg.check(), lambda strike, log: LevelBrain("random", 1), out)
+    asking = asyncio.create_task(challenger.run())
+    try:
+        first = await host.next(type="challenged", timeout=30)
+        ended = await host.next(type="challenge_ended", timeout=30)
+        assert (ended.challenge, ended.reason) == (first.challenge, "canceled"), ended
+        again = await host.next(type="challenged", timeout=30)
+        assert again.challenge != first.challenge
+    finally:
+        asking.cancel()
+        await asyncio.gather(asking, return_exceptions=True)
+    assert "challenge to host: no answer in 0.5 s, asking again" in out.getvalue(), out
 
 
 @pytest.mark.timeout(120)

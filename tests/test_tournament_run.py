@@ -256,6 +256,10 @@ def test_the_clock_for_all_is_spelt_as_arena_bot_spells_it(tmp_path: Path) -> No
     for g in records(tmp_path / "u"):
         odds = dict(zip(g["players"], g["seat_time_controls"], strict=True))
         assert (odds["random"]["per_move_ms"], odds["greedy"]["per_move_ms"]) == (5000, 4000)
+    tournament(tmp_path / "v", "--config", str(config), "--clock", "fixed:3")  # (flags win)
+    for g in records(tmp_path / "v"):
+        odds = dict(zip(g["players"], g["seat_time_controls"], strict=True))
+        assert (odds["random"]["per_move_ms"], odds["greedy"]["per_move_ms"]) == (3000, 4000)
 
 
 def test_solver_adjudication(tmp_path: Path) -> None:

@@ -41,6 +41,13 @@ _FOR_GOOD = {
 }
 #: seconds an accepted-if-possible challenge waits for a game of this bot to end
 ROOM_WAIT_S = 5.0
+#: seconds an accept waits for its game to be seated (``matched``), counted as a game
+SEATED_WAIT_S = 5.0
+#: seconds a challenge sent waits for its answer before it is taken back and sent again
+#: (an answer can be lost: the server tells connected sessions only)
+ANSWER_WAIT_S = 60.0
+#: the reason a challenge is declined after the server refused to accept it
+_REFUSED = {"too_many_rooms": "later", "forbidden": "rated"}
 
 
 class ChallengesDeclined(Exception):
@@ -67,6 +74,8 @@ class ChallengeDesk:
         self._refused: set[str] = set()
         #: why no challenge is asked any more (every spec declined for good), if so
         self.given_up: str | None = None
+        #: challenges accepted whose game is not seated yet: set by its ``matched``
+        self._seating: dict[str, asyncio.Event] = {}
 
     def may_send(self) -> bool | None:
         """True: send one now; None: one is due later (poll); False: none is due."""
@@ -112,8 +121,15 @@ class ChallengeDesk:
         if self.pending != _SENDING:
             return  # accepted already (a server that does not name it): the game has begun
         self.pending = sent.challenge
+        asyncio.get_running_loop().call_later(ANSWER_WAIT_S, self._overdue, sent.challenge)
         if (early := self._early.pop(sent.challenge, None)) is not None:
             self._settle(sent.challenge, *early)  # (its answer came first)
+
+    def _overdue(self, challenge: str) -> None:
+        if self.pending == challenge:
+            name = self.runner.cfg.challenge[0]
+            self.runner.say(f"challenge to {name}: no answer in {ANSWER_WAIT_S:g} s, asking again")
+            self.runner.spawn(self.take_back(challenge))
 
     def _specs_left(self) -> list[str]:
         """``--challenge``'s games (default collapsi) but those declined for good."""
@@ -179,11 +195,19 @@ class ChallengeDesk:
         during the drop, and is not sent again (the server tells connected sessions
         only). Take the challenge back and ask again: a game it began meanwhile comes
         with the resume's rooms, and a decline is heard again."""
-        challenge = self.pending
-        if not challenge:  # (none, or on its way: its request failed with the drop)
+        if self.pending:  # (none, or on its way: its request failed with the drop)
+            await self.take_back(self.pending)
+
+    async def take_back(self, challenge: str) -> None:
+        """Cancel ``challenge`` (still ours) so that it is asked again; kept if the
+        cancel went unanswered (a drop: the resume takes it back again)."""
+        try:
+            await self.runner.client.cancel_challenge(challenge)
+        except ArenaError as exc:  # (ConnectionLost included)
+            if exc.code != "unknown_challenge":  # (unknown: it ended meanwhile)
+                return
+        except TimeoutError:
             return
-        with contextlib.suppress(ArenaError, ConnectionLost, TimeoutError):
-            await self.runner.client.cancel_challenge(challenge)  # (unknown: it ended)
         if self.pending == challenge:
             self.pending = None
             self.runner.changed.set()
@@ -194,14 +218,20 @@ class ChallengeDesk:
             named = getattr(msg, "challenge", None)
             if named is None:  # (a server that does not name it: ours, as only ours can be)
                 self.pending, self._declined = None, 0
+                for seated in self._seating.values():  # (or one we accepted)
+                    seated.set()
             else:
                 self._settle(named, "accepted")
+                if (seated := self._seating.get(named)) is not None:
+                    seated.set()
             return False
         if msg.type == "challenged":
             self.runner.spawn(self.answer(msg))
             return True
         if msg.type == "challenge_ended":
             self._settle(msg.challenge, msg.reason, getattr(msg, "decline_reason", None))
+            if (seated := self._seating.get(msg.challenge)) is not None:
+                seated.set()  # (accepted as its challenger left: no game)
             return True
         return False
 
@@ -224,14 +254,14 @@ class ChallengeDesk:
         try:
             why = why or self._never(ch)
             if why is None and r.room_for_more():
-                r.accepting += 1  # (counted as a game: no other begins meanwhile)
-                try:
+                r.accepting += 1  # (counted as a game until it is seated: none begins
+                try:  # meanwhile, from quick match or another challenge)
                     await r.warm()  # the game starts at once: its engine must be up
                     await r.leave_queue()
                     if r.room_for_more(held=1):  # (not paired meanwhile)
-                        r.say(f"{what}, accepted")
-                        await r.client.accept_challenge(ch.challenge)
-                        return
+                        why = await self._accept(ch, what)
+                        if why is None:
+                            return
                 finally:
                     r.accepting -= 1
                     r.changed.set()
@@ -240,6 +270,27 @@ class ChallengeDesk:
             await r.client.decline_challenge(ch.challenge, why)
         except (ArenaError, ConnectionLost, TimeoutError, EngineProcessError) as exc:
             r.say(f"challenge from {ch.player.name}: {exc}")
+
+    async def _accept(self, ch: m.Challenged, what: str) -> DeclineReason | None:
+        """Accept ``ch`` and wait until its game is seated (its ``matched``, at most
+        :data:`SEATED_WAIT_S`); the reason to decline it instead if the server refused
+        the accept (a limit of games, a guest's rated game)."""
+        seated = self._seating[ch.challenge] = asyncio.Event()
+        try:
+            try:
+                await self.runner.client.accept_challenge(ch.challenge)
+            except ArenaError as exc:
+                if isinstance(exc, ConnectionLost) or exc.code == "unknown_challenge":
+                    raise
+                self.runner.say(f"{what}: the server refused the accept: {exc}")
+                return _REFUSED.get(exc.code, "generic")
+            self.runner.say(f"{what}, accepted")
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(SEATED_WAIT_S):
+                    await seated.wait()
+            return None
+        finally:
+            self._seating.pop(ch.challenge, None)
 
     def _never(self, ch: m.Challenged) -> DeclineReason | None:
         """Why this bot declines ``ch`` whenever it is asked (PROTOCOL.md, "Decline

@@ -294,8 +294,13 @@ class BotRunner:
                     elif self.cfg.quick_match:
                         key = (self._drops, self.started)  # before: a match may come first
                         if self._queued != key:
-                            await seeking.queue(self)
+                            # (set first: a challenge accepted meanwhile takes it out)
                             self._queued = key
+                            try:
+                                await seeking.queue(self)
+                            except BaseException:
+                                self._queued = None
+                                raise
                     elif self.cfg.open_room:
                         await seeking.open_room(self)
                         continue

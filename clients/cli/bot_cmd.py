@@ -97,7 +97,8 @@ def _what_and_how(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         default=None,
         help="accept challenges while there is room for a game (with any mode); others "
-        "are declined saying why (busy, a game its level does not play)",
+        "are declined saying why (busy; a game its level or engine does not play; rated "
+        "without --token)",
     )
     what.add_argument("--rules", help="rule set (default: the game's)")
     what.add_argument("--variant", help="variant (default: the game's)")

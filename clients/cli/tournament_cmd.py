@@ -181,6 +181,8 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
         value = getattr(args, name)
         if value is not None:
             data[name] = value
+            if name == "tc":
+                data.pop("clock", None)  # (the file's spelling of it: the flag wins)
     if args.setups is not None:
         data["setups"] = read_setups(args.setups)
     if args.sprt is not None:
