@@ -192,6 +192,19 @@ async def test_challenging_a_player_who_is_not_online_says_so_once_and_asks_agai
     )
 
 
+def held_challenger(url: str, may_resume: asyncio.Event, **play: Any) -> BotRunner:
+    """A bot (a random level) challenging ``host``, whose resume after a drop waits for
+    ``may_resume``: the test acts while its connection is down."""
+
+    class Held(BotRunner):
+        async def _reconnect(self) -> None:
+            await may_resume.wait()
+            await super()._reconnect()
+
+    cfg = BotConfig(url=url, name="challenger", level="random", challenge=["host"], **play)
+    return Held(cfg.check(), lambda strike, log: LevelBrain("random", 1), io.StringIO())
+
+
 @pytest.mark.timeout(90)
 async def test_a_decline_lost_in_a_drop_is_heard_again_after_the_resume(arena):
     """The server tells a connected session only: the host's decline, sent while the
@@ -199,15 +212,8 @@ async def test_a_decline_lost_in_a_drop_is_heard_again_after_the_resume(arena):
     challenge back and asks again; before, it waited for that answer forever."""
     await arena.start()
     host = await arena.client("host", bot=True)
-    may_resume = asyncio.Event()
-
-    class Held(BotRunner):
-        async def _reconnect(self) -> None:  # (after the host's decline)
-            await may_resume.wait()
-            await super()._reconnect()
-
-    cfg = BotConfig(url=arena.url, name="challenger", level="random", challenge=["host"])
-    challenger = Held(cfg.check(), lambda strike, log: LevelBrain("random", 1), io.StringIO())
+    may_resume = asyncio.Event()  # (after the host's decline)
+    challenger = held_challenger(arena.url, may_resume)
     asking = asyncio.create_task(challenger.run())
     try:
         first = await host.next(type="challenged", timeout=30)
@@ -260,16 +266,8 @@ async def test_a_game_begun_during_a_drop_is_played_after_the_resume(arena):
     before, its snapshot was kept for a task never started, and the game stood still."""
     await arena.start()
     host = await arena.client("host", bot=True)
-    may_resume = asyncio.Event()
-
-    class Held(BotRunner):
-        async def _reconnect(self) -> None:  # (after the host's accept)
-            await may_resume.wait()
-            await super()._reconnect()
-
-    cfg = BotConfig(url=arena.url, name="challenger", level="random", challenge=["host"], games=1)
-    out = io.StringIO()
-    challenger = Held(cfg.check(), lambda strike, log: LevelBrain("random", 1), out)
+    may_resume = asyncio.Event()  # (after the host's accept)
+    challenger = held_challenger(arena.url, may_resume, games=1)
     asking = asyncio.create_task(challenger.run())
     try:
         got = await host.next(type="challenged", timeout=30)
@@ -287,7 +285,7 @@ async def test_a_game_begun_during_a_drop_is_played_after_the_resume(arena):
     finally:
         asking.cancel()
         await asyncio.gather(asking, return_exceptions=True)
-    said = out.getvalue().splitlines()
+    said = challenger.out.getvalue().splitlines()
     assert "reconnected: session resumed" in said, said
     assert [ln for ln in said if ln.startswith(f"game {matched.room}: ")], said
 
