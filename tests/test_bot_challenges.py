@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import secrets
 import shlex
 from typing import Any, get_args
 
@@ -420,3 +421,36 @@ async def test_a_game_the_engine_refused_is_declined_when_challenged_again(arena
     said = rival.said()
     assert said[-1] == "stopped: host does not play collecto: not challenging host again", said
     assert len([ln for ln in said if ln.startswith("game ")]) == 1, said
+
+
+@pytest.mark.timeout(90)
+async def test_a_session_taken_over_by_the_login_keeps_its_games(arena):
+    """The resume fails (its token lost) and the login with the name's token takes the
+    dropped session over, rooms and all (PROTOCOL.md): the bot goes on with its game,
+    as after a resume. Before, it closed its game tasks as if the session were gone."""
+    await arena.start()
+    host = await arena.client("host", bot=True)
+    may_resume = asyncio.Event()  # (once the token is lost)
+    challenger = held_challenger(arena.url, may_resume, token="challenger-token-0123", games=1)
+    asking = asyncio.create_task(challenger.run())
+    try:
+        got = await host.next(type="challenged", timeout=30)
+        await host.accept_challenge(got.challenge)
+        matched = await host.next(type="matched", timeout=30)
+        challenger.client.abort()
+        challenger.client.resume_token = secrets.token_urlsafe(24)  # (unknown to the server)
+        may_resume.set()
+        while True:  # the host plays its first legal move each turn
+            ev = await host.next(type=GAME_EVENTS, room=matched.room, timeout=30)
+            if ev.type == "game_over":
+                break
+            if ev.to_move == matched.seat and ev.legal_moves:
+                await host.move(matched.room, ev.legal_moves[0])
+        assert await asyncio.wait_for(asking, 30) == 0
+    finally:
+        asking.cancel()
+        await asyncio.gather(asking, return_exceptions=True)
+    said = challenger.out.getvalue().splitlines()
+    assert "reconnected: session taken over" in said, said
+    assert [ln for ln in said if ln.startswith(f"game {matched.room}: ")], said
+    assert "without a result" not in "".join(said), said

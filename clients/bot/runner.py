@@ -538,10 +538,12 @@ class BotRunner:
                 early.append(msg)
 
     async def _reconnect(self) -> None:
-        """Resume the session (or, if it is gone, log in again: its games are lost)."""
+        """Resume the session (or, if it is gone, log in again: its games are lost,
+        unless the login with the name's token took the dropped session over)."""
         deadline = time.monotonic() + self.cfg.reconnect_s
         pause = 0.1
         while True:
+            session = self.client.session
             try:
                 await self.client.reconnect()
                 self.say("reconnected: session resumed")
@@ -549,6 +551,10 @@ class BotRunner:
                 return
             except UnknownSessionError:
                 await self.client.login(self.cfg.name, self.cfg.token, bot=True)
+                if self.client.session == session:  # (the token's login took the dropped
+                    self.say("reconnected: session taken over")  # session over: a resume)
+                    self.spawn(self.challenges.after_resume())
+                    return
                 self.say("reconnected: the session was gone, logged in again")
                 self.challenges.forget()
                 for task in self.tasks.values():
