@@ -24,6 +24,7 @@ from clients.bot.challenges import _FOR_GOOD
 from clients.bot.config import BotConfig
 from clients.bot.runner import BotRunner
 from clients.client import Client
+from protocol import messages as m
 from protocol.client import DeclineReason
 
 GAME_EVENTS = ("game_started", "move_made", "player_eliminated", "game_over")
@@ -454,3 +455,36 @@ async def test_a_session_taken_over_by_the_login_keeps_its_games(arena):
     assert "reconnected: session taken over" in said, said
     assert [ln for ln in said if ln.startswith(f"game {matched.room}: ")], said
     assert "without a result" not in "".join(said), said
+
+
+@pytest.mark.timeout(90)
+async def test_a_host_accepts_only_the_games_clocks_and_modes_it_is_told(arena):
+    """``--accept-games``, ``--accept-clocks``, ``--accept-modes``: anything else is
+    declined with its reason, and what they allow is accepted."""
+    await arena.start()
+    host = Runner(
+        arena.url, "host", token="host-token-0123456789ab", accept_challenges=True,
+        accept_games=["collapsi/shifting"], accept_clocks=["1+0"], accept_modes=["rated"],
+    )  # fmt: skip
+    hosting = asyncio.create_task(host.run())
+    ann = await arena.client("ann", token="ann-token-0123456789abcdef")
+    one_minute = m.Fischer(base_ms=60_000)
+    try:
+        await host.until_said("waiting for challenges", 1)
+        for why, game, variant, clock, rated in [
+            ("game", "collecto", None, one_minute, True),
+            ("game", "collapsi", "base", one_minute, True),
+            ("time_control", "collapsi", "shifting", m.Fischer(base_ms=120_000), True),
+            ("casual", "collapsi", "shifting", one_minute, False),
+        ]:
+            sent = await ann.challenge(
+                "host", game, variant=variant, time_control=clock, rated=rated
+            )
+            ended = await ann.next(type="challenge_ended", timeout=30)
+            assert (ended.challenge, ended.decline_reason) == (sent.challenge, why), ended
+        await ann.challenge("host", "collapsi", variant="shifting", time_control=one_minute,
+                            rated=True)  # fmt: skip
+        await ann.next(type="matched", timeout=30)
+    finally:
+        hosting.cancel()
+        await asyncio.gather(hosting, return_exceptions=True)

@@ -101,6 +101,18 @@ def test_a_game_the_server_does_not_host_is_refused_before_logging_in(spec, mess
             "--challenge NAME GAME...: 'collapsi' is a game; name the player first",
         ),
         (("--challenge", "B", "collapsi"), "--challenge NAME: a bot cannot challenge itself"),
+        (
+            ("--quick-match", "collapsi", "--accept-games", "collapsi"),
+            "--accept-games, -clocks and -modes go with --accept-challenges",
+        ),
+        (
+            ("--accept-challenges", "--accept-clocks", "5+x"),
+            "--accept-clocks: cannot read time control '5+x': use none, 5+3 or fixed:10",
+        ),
+        (
+            ("--accept-challenges", "--accept-games", "collecto/nope"),
+            "collecto has no variant 'nope'; variants: base (combined with +)",
+        ),
     ],
 )
 def test_settings_that_cannot_work_are_refused_before_logging_in(flags, message) -> None:

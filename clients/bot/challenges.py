@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from clients.client import ArenaError, ConnectionLost
 from clients.engines.process import EngineProcessError
+from engine.match import TimeControl
 from protocol import messages as m
 from protocol.client import DeclineReason
 from protocol.timecontrol import engine_time_control, protocol_time_control
@@ -303,8 +304,26 @@ class ChallengeDesk:
             return "no_challenges"
         if ch.rated and cfg.token is None:  # (a guest: the server seats no rated game)
             return "rated"
+        if cfg.accept_games and not any(_is_spec(t, ch) for t in cfg.accept_games):
+            return "game"
+        clock = engine_time_control(ch.time_control)
+        if cfg.accept_clocks and clock not in map(TimeControl.parse, cfg.accept_clocks):
+            return "time_control"
+        if cfg.accept_modes and ("rated" if ch.rated else "casual") not in cfg.accept_modes:
+            return "rated" if ch.rated else "casual"
         if cfg.level is not None and cfg.level not in LEVELS.get(ch.game, ()):
             return "game"
         if (ch.game, ch.variant, ch.rules) in r.cannot_play:  # (its engine refused it)
             return "game"
         return None
+
+
+def _is_spec(text: str, ch: m.Challenged) -> bool:
+    """Whether ``ch`` is of the game spec ``text`` (``GAME[/VARIANT[/RULES]]``; what it
+    leaves out, any; variants combined with ``+`` in any order)."""
+    game, variant, rules = [*text.split("/"), "", ""][:3]
+    return (
+        game == ch.game
+        and (not variant or set(variant.split("+")) == set(ch.variant.split("+")))
+        and (not rules or rules == ch.rules)
+    )

@@ -12,6 +12,9 @@ A config file holds the same settings as the flags, with ``_`` for ``-``::
     games = 0            # 0: forever
     concurrency = 2
     log_dir = "bot-logs"
+    accept_challenges = true
+    accept_games = ["collapsi"]          # challenges to other games are declined
+    accept_clocks = ["1+1", "3+2"]
 
     [engine_options]
     Seed = 7
@@ -50,6 +53,11 @@ class BotConfig:
     #: ``NAME [GAME...]``: challenge that player, to these game specs in turn
     challenge: list[str] = field(default_factory=list)
     accept_challenges: bool = False
+    #: the challenges it accepts: of these game specs (none given: every game it plays),
+    #: with these clocks (none given: any), ``rated`` or ``casual`` (none given: both)
+    accept_games: list[str] = field(default_factory=list)
+    accept_clocks: list[str] = field(default_factory=list)
+    accept_modes: list[str] = field(default_factory=list)
     rules: str | None = None
     variant: str | None = None
     seats: int | None = None
@@ -65,8 +73,12 @@ class BotConfig:
     seed: int = 0
 
     def specs(self) -> list[tuple[str, str | None, str | None]]:
-        """Every game spec named (quick match, open rooms, joins, challenges), as :meth:`spec`."""
-        named = (*self.quick_match, *self.open_room, *self.join, *self.challenge[1:])
+        """Every game spec named (quick match, open rooms, joins, challenges sent and
+        accepted), as :meth:`spec`."""
+        named = (
+            *self.quick_match, *self.open_room, *self.join, *self.challenge[1:],
+            *self.accept_games,
+        )  # fmt: skip
         return [self.spec(t) for t in named]
 
     def spec(self, text: str) -> tuple[str, str | None, str | None]:
@@ -114,7 +126,7 @@ class BotConfig:
             raise ConfigError("a Python bot takes neither --engine nor --level")
         if not sdk and (self.engine is None) == (self.level is None):
             raise ConfigError("give exactly one of --engine CMD and --level LEVEL")
-        for key in ("quick_match", "open_room", "join", "challenge"):
+        for key in ("quick_match", "open_room", "join", "challenge", *_ACCEPTS):
             value = getattr(self, key)
             setattr(self, key, value.split() if isinstance(value, str) else list(value))
         modes = self.modes()
@@ -145,6 +157,15 @@ class BotConfig:
             )
         if self.challenge and self.challenge[0].casefold() == self.name.casefold():
             raise ConfigError("--challenge NAME: a bot cannot challenge itself")
+        if any(getattr(self, key) for key in _ACCEPTS) and not self.accept_challenges:
+            raise ConfigError("--accept-games, -clocks and -modes go with --accept-challenges")
+        if not set(self.accept_modes) <= {"rated", "casual"}:
+            raise ConfigError(f"--accept-modes: rated or casual, not {self.accept_modes}")
+        for clock in self.accept_clocks:
+            try:
+                TimeControl.parse(clock)
+            except BadTimeControl as exc:
+                raise ConfigError(f"--accept-clocks: {exc}") from None
         if self.games < 0 or self.concurrency < 1 or self.max_strikes < 1:
             raise ConfigError("--games must be >= 0, --concurrency and --max-strikes >= 1")
         if self.margin_ms < 0:
@@ -159,6 +180,10 @@ class BotConfig:
                     known = ", ".join(LEVELS.get(game, ())) or "none"
                     raise ConfigError(f"no {game} level {self.level!r}; levels: {known}")
         return self
+
+
+#: the settings that narrow the challenges accepted
+_ACCEPTS = ("accept_games", "accept_clocks", "accept_modes")
 
 
 def _game_names() -> list[str]:

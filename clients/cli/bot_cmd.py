@@ -100,6 +100,25 @@ def _what_and_how(parser: argparse.ArgumentParser) -> None:
         "are declined saying why (busy; a game its level or engine does not play; rated "
         "without --token)",
     )
+    what.add_argument(
+        "--accept-games",
+        nargs="+",
+        metavar="GAME",
+        help="accept challenges to these only (GAME[/VARIANT[/RULES]]; default: every game "
+        "it plays); others are declined (game)",
+    )
+    what.add_argument(
+        "--accept-clocks",
+        nargs="+",
+        metavar="CLOCK",
+        help="accept challenges with these clocks only (as --clock; default: any)",
+    )
+    what.add_argument(
+        "--accept-modes",
+        nargs="+",
+        choices=("rated", "casual"),
+        help="accept rated or casual challenges only (default: both; rated needs --token)",
+    )
     what.add_argument("--rules", help="rule set (default: the game's)")
     what.add_argument("--variant", help="variant (default: the game's)")
     what.add_argument("--seats", type=int, help="players in an open room (Big Board: 2-4)")
