@@ -207,6 +207,16 @@ def held_challenger(url: str, may_resume: asyncio.Event, **play: Any) -> BotRunn
     return Held(cfg.check(), lambda strike, log: LevelBrain("random", 1), io.StringIO())
 
 
+async def play_out(host: Client, matched: Any) -> None:
+    """``host`` plays its first legal move each turn, until the game is over."""
+    while True:
+        ev = await host.next(type=GAME_EVENTS, room=matched.room, timeout=30)
+        if ev.type == "game_over":
+            return
+        if ev.to_move == matched.seat and ev.legal_moves:
+            await host.move(matched.room, ev.legal_moves[0])
+
+
 @pytest.mark.timeout(90)
 async def test_a_decline_lost_in_a_drop_is_heard_again_after_the_resume(arena):
     """The server tells a connected session only: the host's decline, sent while the
@@ -277,12 +287,7 @@ async def test_a_game_begun_during_a_drop_is_played_after_the_resume(arena):
         await host.accept_challenge(got.challenge)
         matched = await host.next(type="matched", timeout=30)
         may_resume.set()
-        while True:  # the host plays its first legal move each turn
-            ev = await host.next(type=GAME_EVENTS, room=matched.room, timeout=30)
-            if ev.type == "game_over":
-                break
-            if ev.to_move == matched.seat and ev.legal_moves:
-                await host.move(matched.room, ev.legal_moves[0])
+        await play_out(host, matched)
         assert await asyncio.wait_for(asking, 30) == 0
     finally:
         asking.cancel()
@@ -441,12 +446,7 @@ async def test_a_session_taken_over_by_the_login_keeps_its_games(arena):
         challenger.client.abort()
         challenger.client.resume_token = secrets.token_urlsafe(24)  # (unknown to the server)
         may_resume.set()
-        while True:  # the host plays its first legal move each turn
-            ev = await host.next(type=GAME_EVENTS, room=matched.room, timeout=30)
-            if ev.type == "game_over":
-                break
-            if ev.to_move == matched.seat and ev.legal_moves:
-                await host.move(matched.room, ev.legal_moves[0])
+        await play_out(host, matched)
         assert await asyncio.wait_for(asking, 30) == 0
     finally:
         asking.cancel()
