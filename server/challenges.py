@@ -127,8 +127,7 @@ class Challenges:
             arena.registry.seating(msg.game, rules, variant, 2, {})
         except SetupError as exc:
             raise ProtocolError(ErrorCode.BAD_SETUP, str(exc)) from None
-        if msg.rated and s.player.get("guest"):
-            raise ProtocolError(ErrorCode.FORBIDDEN, "rated games need a claimed name (a token)")
+        _claimed_if_rated(s, msg.rated)
         if name_key(msg.name) == name_key(s.player["name"]):
             raise ProtocolError(ErrorCode.BAD_REQUEST, "you cannot challenge yourself")
         if sum(1 for c in self.open.values() if c.src_sid == s.id) >= MAX_OPEN:
@@ -189,10 +188,7 @@ class Challenges:
     async def accept(self, conn: Connection, s: Session, msg: m.AcceptChallenge) -> None:
         arena = self.arena
         c = self._mine(s, msg.challenge, "dst")
-        if c.data["rated"] and s.player is not None and s.player.get("guest"):
-            raise ProtocolError(  # (the challenge stays open: decline it)
-                ErrorCode.FORBIDDEN, "rated games need a claimed name (a token) on both sides"
-            )
+        _claimed_if_rated(s, c.data["rated"])  # (refused: the challenge stays open)
         arena.registry.check_game_cap(s)
         del self.open[c.id]
         if c.src_node == arena.node:
@@ -254,6 +250,12 @@ class Challenges:
             self.open.pop(msg.id, None)
             if msg.session:
                 self._tell(msg.session, self.arena.node, msg.id, msg.reason, msg.why or None)
+
+
+def _claimed_if_rated(s: Session, rated: bool) -> None:
+    """A rated game needs a claimed name on both sides: ``forbidden`` for a guest."""
+    if rated and s.player is not None and s.player.get("guest"):
+        raise ProtocolError(ErrorCode.FORBIDDEN, "rated games need a claimed name (a token)")
 
 
 def _dump(c: Open) -> dict[str, Any]:

@@ -65,8 +65,7 @@ class ChallengeDesk:
         self.pending: str | None = None
         self._after = 0.0
         self._declined = 0  # in a row
-        self._spec = ""  # the game of the challenge sent last (and as --challenge gave it)
-        self._given = ""
+        self._given = ""  # the game of the challenge sent last, as --challenge gave it
         self._offline_told = False
         #: outcomes (``accepted`` or an end's reason, and a decline's) of challenges
         #: heard of while ours was on its way: one of them may be ours
@@ -94,7 +93,6 @@ class ChallengeDesk:
         name = r.cfg.challenge[0]
         self._given = r.next_spec_text(self._specs_left())
         game, variant, rules = r.cfg.spec(self._given)
-        self._spec = "/".join(part for part in (game, variant, rules) if part)
         self.pending = _SENDING
         self._early.clear()
         try:
@@ -132,6 +130,10 @@ class ChallengeDesk:
             self.runner.say(f"challenge to {name}: no answer in {ANSWER_WAIT_S:g} s, asking again")
             self.runner.spawn(self.take_back(challenge))
 
+    def _shown(self) -> str:
+        """The game of the challenge sent last, in full (``--variant``/``--rules`` in)."""
+        return "/".join(part for part in self.runner.cfg.spec(self._given) if part)
+
     def _specs_left(self) -> list[str]:
         """``--challenge``'s games (default collapsi) but those declined for good."""
         return [t for t in self.runner.cfg.challenge[1:] or ["collapsi"] if t not in self._refused]
@@ -164,7 +166,7 @@ class ChallengeDesk:
         if why == "later":
             said = " (busy: no room for another game now)"
         elif self._declined:  # (no reason given: a client or server before reasons)
-            said = f" (it may not play {self._spec}, or take no challenges)"
+            said = f" (it may not play {self._shown()}, or take no challenges)"
         self.runner.say(
             f"challenge to {name} {reason}{times}{said}: challenging again in {wait:g} s"
         )
@@ -175,7 +177,7 @@ class ChallengeDesk:
         """Leave out what ``name`` will always decline: the spec (``game``), or every
         challenge; with nothing left to ask, :attr:`given_up` says why."""
         r = self.runner
-        said = f"{name} {_FOR_GOOD[why].format(spec=self._spec)}"
+        said = f"{name} {_FOR_GOOD[why].format(spec=self._shown())}"
         self._refused.add(self._given)
         left = self._specs_left()
         if why == "game" and left:
