@@ -24,6 +24,9 @@ from server.tasks import checkpoint
 
 log = structlog.get_logger("arena.server")
 
+#: the longest a ``cancel_quick_match`` waits for its session's pairing to be settled
+PAIRING_WAIT_S = 10.0
+
 
 class Matchmaker:
     """Quick-match requests and the pairing loop."""
@@ -31,6 +34,9 @@ class Matchmaker:
     def __init__(self, arena: Host) -> None:
         self.arena = arena
         self._match_now = asyncio.Event()
+        #: the sessions of a pair taken off a queue and not yet seated (or put back),
+        #: with the event set when that is settled: a cancel waits for it
+        self._pairing: dict[str, asyncio.Event] = {}
 
     def handlers(self) -> dict[str, Handler]:
         return {
@@ -88,10 +94,19 @@ class Matchmaker:
         self._match_now.set()
 
     async def on_cancel_quick_match(self, conn: Connection, msg: m.CancelQuickMatch) -> None:
+        """Out of the queue. A pair already taken off it is not undone: its ``matched``
+        is sent before this ``ack`` (a client that has the ack and no ``matched`` is in no
+        game from the queue: PROTOCOL.md, Quick match). Not put back if its opponent
+        left."""
         s = self.arena.session_service.of_conn(conn)
         if s.queue is not None:
             await self.arena.presence.queues.cancel(s.queue, s.id)
             s.queue = None
+        pairing = self._pairing.get(s.id)
+        if pairing is not None:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(PAIRING_WAIT_S):
+                    await pairing.wait()
         conn.send(m.Ack(re=msg.id))
 
     async def run(self) -> None:
@@ -120,7 +135,15 @@ class Matchmaker:
             pair = await self.arena.presence.queues.pop_pair(key, max_gap=gap)
             if pair is None:
                 return
-            await self._start_matched(pair)
+            settled, ids = asyncio.Event(), [entry["player"] for entry in pair]
+            self._pairing.update(dict.fromkeys(ids, settled))
+            try:
+                await self._start_matched(pair)
+            finally:
+                settled.set()
+                for sid in ids:
+                    if self._pairing.get(sid) is settled:
+                        del self._pairing[sid]
 
     async def _start_matched(self, pair: tuple[dict[str, Any], dict[str, Any]]) -> None:
         a, b = pair
@@ -130,11 +153,7 @@ class Matchmaker:
             sb = sb or await self.arena.cluster.remote_session(b["player"], sa)
         live = [x for x in (sa, sb) if x is not None and x.conn is not None]
         if len(live) < 2:  # someone left meanwhile: put the other back
-            for entry, s in ((a, sa), (b, sb)):
-                if s is not None and s.conn is not None:
-                    await self.arena.presence.queues.add(
-                        s.queue or "", s.id, entry["rating"], entry["data"]
-                    )
+            await put_back(self.arena, [(e, s) for e, s in ((a, sa), (b, sb)) if s is not None])
             return
         assert sa is not None and sb is not None
         full = [x for x in (sa, sb) if self.arena.registry.at_limit(x)]
@@ -149,9 +168,7 @@ class Matchmaker:
                         )
                     )
                 else:
-                    await self.arena.presence.queues.add(
-                        s.queue or "", s.id, entry["rating"], entry["data"]
-                    )
+                    await put_back(self.arena, [(entry, s)])
             return
         try:
             await self._seat_matched(a, b, sa, sb)
