@@ -13,6 +13,7 @@ import asyncio
 import io
 import secrets
 import shlex
+import time
 from typing import Any, get_args
 
 import pytest
@@ -125,14 +126,19 @@ async def test_a_challenge_declined_before_its_answer_is_read_is_sent_again_late
 
 @pytest.mark.timeout(90)
 @pytest.mark.parametrize(
-    ("host_play", "why"),
+    ("host_play", "why", "reason"),
     [
         # (mcts is a Collapsi level: it declines a Collecto challenge for good)
-        ({"level": "mcts", "accept_challenges": True}, "does not play collecto"),
-        ({"quick_match": ["collapsi/shifting"]}, "takes no challenges"),
+        ({"level": "mcts", "accept_challenges": True}, "does not play collecto", "game"),
+        ({"quick_match": ["collapsi/shifting"]}, "takes no challenges", "no_challenges"),
+        (
+            {"accept_challenges": True, "accept_clocks": ["1+0"]},
+            "does not play untimed games",
+            "time_control",
+        ),
     ],
 )
-async def test_a_challenge_declined_for_good_is_not_sent_again(arena, host_play, why):
+async def test_a_challenge_declined_for_good_is_not_sent_again(arena, host_play, why, reason):
     """The run ends, and says why, after one challenge: it would be declined again."""
     await arena.start()
     host = Runner(arena.url, "host", games=1, **host_play)
@@ -153,7 +159,6 @@ async def test_a_challenge_declined_for_good_is_not_sent_again(arena, host_play,
         f"challenge to host declined: {gave_up}",
         f"stopped: {gave_up}",
     ], challenger.said()
-    reason = "game" if "level" in host_play else "no_challenges"
     assert (
         f"challenge from challenger: collecto/base/standard, clock none, declined ({reason})"
         in host.said()
@@ -177,13 +182,27 @@ async def test_a_game_declined_for_good_is_left_out_of_the_challenges(arena):
 
 
 @pytest.mark.timeout(60)
-async def test_challenging_a_player_who_is_not_online_says_so_once_and_asks_again(arena):
+async def test_challenging_a_player_who_is_not_online_says_so_once_and_asks_again(
+    arena, monkeypatch
+):
+    """Asked again and again, each time later (doubled) up to ``OFFLINE_AT_MOST_S``."""
+    monkeypatch.setattr(challenges, "AGAIN_AFTER_S", 0.05)
+    monkeypatch.setattr(challenges, "OFFLINE_AT_MOST_S", 0.2)
     await arena.start()
     challenger = Runner(arena.url, "challenger", challenge=["ghost", "collapsi"], games=1)
+    desk = challenger.challenges
+    waits: list[float] = []  # the wait set after each challenge refused as not online
+    send = desk.send
+
+    async def timed_send() -> None:
+        await send()
+        waits.append(desk._after - time.monotonic())
+
+    desk.send = timed_send  # type: ignore[method-assign]
     asking = asyncio.create_task(challenger.run())
     try:
         async with asyncio.timeout(30):
-            while challenger.asked < 3:
+            while challenger.asked < 5:
                 challenger.asking.clear()
                 await challenger.asking.wait()
     finally:
@@ -192,6 +211,9 @@ async def test_challenging_a_player_who_is_not_online_says_so_once_and_asks_agai
     assert challenger.said()[1:] == ["ghost is not online: challenging again until they are"], (
         challenger.said()
     )
+    for wait, due in zip(waits, [0.05, 0.1, 0.2, 0.2], strict=False):
+        assert due - 0.01 < wait <= due, waits
+    assert len(waits) >= 4, waits
 
 
 def held_challenger(url: str, may_resume: asyncio.Event, **play: Any) -> BotRunner:

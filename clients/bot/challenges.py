@@ -29,13 +29,16 @@ if TYPE_CHECKING:
 #: doubled after each decline in a row, up to :data:`AGAIN_AT_MOST_S`
 AGAIN_AFTER_S = 1.0
 AGAIN_AT_MOST_S = 30.0
+#: the longest wait before challenging again a player who is not online (doubled from
+#: :data:`AGAIN_AFTER_S` while they are not): short, as they may come online any moment
+OFFLINE_AT_MOST_S = 8.0
 #: ``pending`` while the challenge is on its way: its answer may come after the game
 _SENDING = ""
 #: decline reasons after which the same challenge would be declined again (PROTOCOL.md,
 #: Challenges): not asked again; ``game`` is about the one spec, the others about all
 _FOR_GOOD = {
     "game": "does not play {spec}",
-    "time_control": "does not play with this clock",
+    "time_control": "does not play {clock}",
     "rated": "plays no rated games",
     "casual": "plays no casual games",
     "no_challenges": "takes no challenges",
@@ -66,7 +69,7 @@ class ChallengeDesk:
         self._after = 0.0
         self._declined = 0  # in a row
         self._given = ""  # the game of the challenge sent last, as --challenge gave it
-        self._offline_told = False
+        self._offline = 0  # the challenged player found not online, times in a row
         #: outcomes (``accepted`` or an end's reason, and a decline's) of challenges
         #: heard of while ours was on its way: one of them may be ours
         self._early: dict[str, tuple[str, str | None]] = {}
@@ -108,15 +111,16 @@ class ChallengeDesk:
             self.pending = None
             if exc.code != "unknown_player":
                 raise
-            if not self._offline_told:  # (said once: it may come online later)
-                self._offline_told = True
+            self._offline += 1
+            if self._offline == 1:  # (said once: it may come online later)
                 r.say(f"{name} is not online: challenging again until they are")
-            self._after = time.monotonic() + AGAIN_AFTER_S
+            wait = AGAIN_AFTER_S * 2 ** min(self._offline - 1, 16)
+            self._after = time.monotonic() + min(OFFLINE_AT_MOST_S, wait)
             return
         except BaseException:
             self.pending = None
             raise
-        self._offline_told = False
+        self._offline = 0
         if self.pending != _SENDING:
             return  # accepted already (a server that does not name it): the game has begun
         self.pending = sent.challenge
@@ -177,7 +181,9 @@ class ChallengeDesk:
         """Leave out what ``name`` will always decline: the spec (``game``), or every
         challenge; with nothing left to ask, :attr:`given_up` says why."""
         r = self.runner
-        said = f"{name} {_FOR_GOOD[why].format(spec=self._shown())}"
+        label = r.cfg.time_control().label()
+        clock = "untimed games" if label == "none" else f"with the clock {label}"
+        said = f"{name} {_FOR_GOOD[why].format(spec=self._shown(), clock=clock)}"
         self._refused.add(self._given)
         left = self._specs_left()
         if why == "game" and left:
