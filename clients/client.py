@@ -45,6 +45,7 @@ from clients.arena_errors import (
     error_from,
 )
 from clients.calls import ServerCalls
+from clients.room_tracks import RoomTrack, RoomTracking
 from clients.wsdirect import DirectConnection
 from protocol import messages as m
 from protocol.codec import encode_wire, to_wire
@@ -94,28 +95,7 @@ class Sent(NamedTuple):
     reply: asyncio.Future[Any]
 
 
-class RoomTrack:
-    """What the client knows of one room: its last seq, latest snapshot, events since."""
-
-    def __init__(self) -> None:
-        self.seq = 0
-        self.state: m.RoomState | None = None
-        self.events: list[Any] = []
-        #: (expected seq, received seq) whenever an event arrived out of order
-        self.gaps: list[tuple[int, int]] = []
-        #: events that arrived after a gap, kept (by seq) until the missing ones are in
-        self.ahead: dict[int, Any] = {}
-        #: a watch with since_seq is on its way for the missing events
-        self.asking = False
-        #: the session is in the room (False once left or closed, or the session is gone):
-        #: only such rooms are listed in a resume
-        self.live = False
-        #: when the room last sent something (the client's count of messages), so a resume
-        #: lists the most recent rooms first
-        self.last = 0
-
-
-class Client(ServerCalls):
+class Client(RoomTracking, ServerCalls):
     """One connection to an arena server (see the module docstring).
 
     ``binary`` picks msgpack (default) or JSON frames. ``keep_events=False`` is
@@ -160,6 +140,8 @@ class Client(ServerCalls):
         self.session: str | None = None
         self.resume_token: str | None = None
         self.rooms: dict[str, RoomTrack] = {}
+        #: the rooms of the dropped session the last login took over (none: a new one)
+        self.taken_over: list[str] = []
         self.closed: asyncio.Event = asyncio.Event()
         self.close_code: int | None = None
         self._ids = itertools.count(1)
@@ -261,18 +243,6 @@ class Client(ServerCalls):
         self.session, self.resume_token = resumed.session, resumed.resume_token
         self.player = resumed.player
         return resumed
-
-    def _cursors(self) -> list[m.RoomCursor]:
-        """The rooms the session is in, with their last seq: the most recent first, as many
-        as a resume lists (PROTOCOL.md, Sessions; the others get a snapshot)."""
-        live = [(r, t) for r, t in self.rooms.items() if t.live]
-        live.sort(key=lambda rt: rt[1].last, reverse=True)
-        return [m.RoomCursor(room=r, seq=t.seq) for r, t in live[:MAX_CURSORS]]
-
-    def _leave_all(self) -> None:
-        """The session ended (or is gone): it is in no room any more."""
-        for track in self.rooms.values():
-            track.live = False
 
     async def _read_loop(self) -> None:
         assert self.ws is not None
@@ -387,69 +357,6 @@ class Client(ServerCalls):
             # events caught up on are seen by next() as if they had arrived live
             self._inbox.extend(replayed)
         self._arrived.set()
-
-    def _fill_gap(self, room: str, track: RoomTrack) -> None:
-        """Apply the events kept after a gap that are now next in line; ask again if
-        the catch-up (or snapshot) left a gap before them."""
-        while track.ahead:
-            first = min(track.ahead)
-            if first <= track.seq:
-                del track.ahead[first]  # the catch-up or snapshot held it already
-            elif first == track.seq + 1:
-                ev = track.ahead.pop(first)
-                self._room_event(ev)
-                self._accept(ev, [])
-            else:
-                self._ask_missing(room, track)
-                return
-
-    def _ask_missing(self, room: str, track: RoomTrack) -> None:
-        """A gap: ask for the events after the last one applied (PROTOCOL.md, Envelope)."""
-        if track.asking or self.ws is None:
-            return
-        track.asking = True
-        task = asyncio.get_running_loop().create_task(self._ask_until_answered(room, track))
-        self._asks.add(task)
-        task.add_done_callback(self._asks.discard)
-
-    async def _ask_until_answered(self, room: str, track: RoomTrack) -> None:
-        """Ask for the missing events; a refusal with ``retry_after`` (``rate_limited``,
-        ``unavailable``) is asked again after it, a few times. If no answer fills the gap,
-        the next event after it asks again (and a reconnect's resume always does)."""
-        ws = self.ws
-        for _ in range(_GAP_ASKS):
-            try:
-                await self.request(m.Watch(room=room, since_seq=track.seq))
-                return  # the catch-up (or snapshot) is applied as it arrives
-            except ArenaError as err:
-                if err.retry_after is None or self.ws is not ws:
-                    break
-                await asyncio.sleep(err.retry_after / 1000)
-            except TimeoutError:
-                break
-        if self.ws is ws:
-            track.asking = False
-
-    def _room_event(self, ev: Any) -> bool:
-        """Track a room event; False if it was already seen (or is in the snapshot), or if
-        events before it are missing: then it is kept until they arrive, and asked for."""
-        track = self.rooms.setdefault(ev.room, RoomTrack())
-        if ev.seq <= track.seq:
-            return False
-        if ev.type == "room_closed":  # its last event, even after a gap: the room (and
-            track.ahead.clear()  # its log) is gone, nothing before it can be asked for
-        elif ev.seq != track.seq + 1 and (track.seq or track.state is not None):
-            if not track.ahead:
-                track.gaps.append((track.seq + 1, ev.seq))
-            track.ahead[ev.seq] = ev
-            self._ask_missing(ev.room, track)
-            return False
-        track.seq = ev.seq
-        if self.keep_events:
-            # the mover's own move_made may come as its reply (with re): keep the event as
-            # everyone else saw it and the room's log holds it
-            track.events.append(ev if ev.re is None else ev.model_copy(update={"re": None}))
-        return True
 
     # -- requests ---------------------------------------------------------------------------
     async def send(self, msg: BaseModel) -> None:
@@ -571,12 +478,16 @@ class Client(ServerCalls):
     async def login(self, name: str, token: str | None = None, bot: bool = False) -> m.Player:
         """Log in on this connection; its session (the one :meth:`reconnect` resumes
         from now on) is the one of this connection's ``welcome``, or the player's own
-        dropped session when the login took it over (``logged_in.resume_token``; its rooms'
-        snapshots follow, as after a resume)."""
+        dropped session when the login took it over (``logged_in.resume_token``; its rooms,
+        :attr:`taken_over`, have their snapshots in when this returns, so that a caller
+        counts their games before it asks for more)."""
+        tick = next(self._ticks)
         reply = await self.request(m.Login(name=name, token=token, bot=bot))
         self.player = reply.player
+        self.taken_over = list(reply.rooms or [])
         if reply.resume_token is not None and reply.session is not None:
             self.session, self.resume_token = reply.session, reply.resume_token
+            await self._snapshots(self.taken_over, tick)
         else:
             self._adopt_welcome()
         return reply.player
@@ -606,9 +517,7 @@ class Client(ServerCalls):
         await self._request_wire(make_move_wire(room, move, "event"), 10.0)
 
 
-from protocol.limits import MAX_CURSORS, DecodeLimits  # noqa: E402
+from protocol.limits import DecodeLimits  # noqa: E402
 
 #: a client accepts frames as large as the server may send (snapshots of big boards)
 _CLIENT_LIMITS = DecodeLimits(max_frame_bytes=1 << 20)
-#: times a gap's missing events are asked for when the server says to retry later
-_GAP_ASKS = 5

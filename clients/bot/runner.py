@@ -196,7 +196,10 @@ class BotRunner:
         await self.client.connect()
         await self.client.login(self.cfg.name, self.cfg.token, bot=True)
         self._online.set()
-        self.say(f"bot {self.cfg.name}: logged in at {self.cfg.url}")
+        taken = ""
+        if self.client.taken_over:  # (an earlier run's session, dropped: its games go on)
+            taken = f"; taking up {len(self.tasks)} game(s) its last run left running"
+        self.say(f"bot {self.cfg.name}: logged in at {self.cfg.url}{taken}")
         if self.cfg.accept_challenges and not self.cfg.modes():
             self.say("waiting for challenges")
 
