@@ -23,7 +23,8 @@ frame parsed by websockets, less the whole ``go`` round trip). The runner's time
 split into its parts (see ``PARTS``), and the collector's pauses while games are on
 are counted. ``--others-nice N`` runs the server and the opponent (with its engines) N
 steps nicer than the measured runner, as if they were on other machines (they share
-the same cores here). The games under way (started, not over) are counted at every move;
+the same cores here); ``--pin`` puts them on other CPUs than the measured runner and its
+engines (taskset), which is nearer to that. The games under way (started, not over) are counted at every move;
 "steady" moves are those made once every game had started, with half of them or more
 under way. Prints tables; ``--json PATH`` writes the figures. ``--runner-root DIR``
 measures the runner of another checkout (a git worktree of an older commit) against
@@ -42,6 +43,7 @@ import gc
 import io
 import itertools
 import json
+import os
 import re
 import resource
 import shutil
@@ -51,7 +53,6 @@ import struct
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import deque
 from pathlib import Path
@@ -409,42 +410,67 @@ def niced(n: int) -> list[str]:
     return ["nice", "-n", str(n)] if n else []
 
 
-def start_server(games_at_once: int, nice: int = 0) -> tuple[subprocess.Popen[str], str]:
-    server = subprocess.Popen(
-        [
-            *niced(nice),
-            sys.executable,
-            "-m",
-            "clients.cli",
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--store",
-            "memory",
-            "--log-format",
-            "json",
-            # one runner's connection carries every game: the default per-connection
-            # rate (20 frames a second) would pace 100 games' moves, not the runner
-            "--rate",
-            "2000/1000",
-            # a bot may play this many games at once (a player: 8 rooms)
-            "--bot-max-games",
-            str(max(games_at_once, 8)),
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert server.stdout is not None
-    for line in server.stdout:
-        if m := re.search(r"ws://127\.0\.0\.1:\d+", line):
-            # its log read on and dropped: a full pipe (some 200 games) would stop it
-            threading.Thread(target=deque, args=(server.stdout, 0), daemon=True).start()
-            return server, m.group(0)
-    raise SystemExit("arena serve did not start")
+def cpu_split(pin: bool) -> tuple[set[int], set[int]] | None:
+    """With ``--pin``: (the measured runner's CPUs, the others'): the first CPU this
+    process may use for the runner and its engines, the rest for the server and the
+    opponent, as if those ran on another machine. None: no pinning."""
+    if not pin:
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        raise SystemExit("--pin needs two CPUs or more")
+    return {cpus[0]}, set(cpus[1:])
+
+
+def on_cpus(cpus: set[int] | None) -> list[str]:
+    """The command prefix that runs a program on ``cpus`` (none: anywhere)."""
+    return ["taskset", "-c", ",".join(map(str, sorted(cpus)))] if cpus else []
+
+
+def start_server(
+    games_at_once: int, nice: int = 0, cpus: set[int] | None = None
+) -> tuple[subprocess.Popen[str], str]:
+    # (the server writes to its own copy of the file: this one can be closed)
+    with tempfile.TemporaryFile("w+") as log:
+        server = subprocess.Popen(
+            [
+                *on_cpus(cpus),
+                *niced(nice),
+                sys.executable,
+                "-m",
+                "clients.cli",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--store",
+                "memory",
+                "--log-format",
+                "json",
+                # one runner's connection carries every game: the default per-connection
+                # rate (20 frames a second) would pace 100 games' moves, not the runner
+                "--rate",
+                "2000/1000",
+                # a bot may play this many games at once (a player: 8 rooms)
+                "--bot-max-games",
+                str(max(games_at_once, 8)),
+            ],
+            cwd=ROOT,
+            # its log goes to a file (removed at once): a pipe would need a reader in the
+            # measured process, whose thread would take turns with the runner's
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        deadline = time.monotonic() + 30
+        while server.poll() is None and time.monotonic() < deadline:
+            log.seek(0)
+            if m := re.search(r"ws://127\.0\.0\.1:\d+", log.read()):
+                return server, m.group(0)
+            time.sleep(0.05)
+        server.kill()
+        raise SystemExit("arena serve did not start")
 
 
 async def bench(
@@ -455,6 +481,7 @@ async def bench(
     others_nice: int = 0,
     engine: str = ENGINE,
     engine_kind: str = "python",
+    pin: bool = False,
 ) -> dict[str, Any]:
     # imported here: the same file is the opponent's engine, which must start fast; from
     # runner_root (another checkout: its runner measured by this bench, against this
@@ -502,10 +529,12 @@ async def bench(
                 watch.by_brain[id(self.tasks[room].brain)] = room
 
     clients.client.connect = timed_connect  # type: ignore[assignment]
-    server, url = start_server(concurrency, others_nice)
+    split = cpu_split(pin)
+    server, url = start_server(concurrency, others_nice, split and split[1])
     opponent_engine = f"{ENGINE} --think-ms {opponent_ms}"
     opponent = subprocess.Popen(
         [
+            *on_cpus(split and split[1]),
             *niced(others_nice),
             *(sys.executable, "-m", "clients.cli", "bot", "--url", url, "--name", "opponent"),
             *("--engine", opponent_engine, "--quick-match", "collapsi"),
@@ -531,6 +560,8 @@ async def bench(
         Tee(),
     )
     runner.client = TimedClient(url, keep_events=False, patient=True)
+    if split is not None:  # (the engines the runner starts inherit it)
+        os.sched_setaffinity(0, split[0])
     began, cpu_began = time.monotonic(), time.process_time()
     usage = resource.getrusage(resource.RUSAGE_SELF)
     gc.callbacks.append(watch.on_gc)
@@ -599,6 +630,7 @@ async def bench(
     return {
         "runner_root": str(Path(clients.client.__file__).resolve().parent.parent),
         "others_nice": others_nice,
+        "pinned": None if split is None else [sorted(split[0]), sorted(split[1])],
         "engine": engine_kind,
         "exit": code,
         "s_to_peak": peak_at - first,
@@ -692,6 +724,13 @@ def main() -> int:
         "runner and its engines only when they leave one free (default 0: equals)",
     )
     parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="run the measured runner and its engines on one CPU and the server and the "
+        "opponent (with its engines) on the others (taskset): as if those ran on another "
+        "machine, so that only the runner's own work is measured (needs 2 CPUs or more)",
+    )
+    parser.add_argument(
         "--runner-root",
         type=Path,
         default=ROOT,
@@ -718,9 +757,14 @@ def main() -> int:
             args.others_nice,
             measured_engine(args.engine),
             args.engine,
+            args.pin,
         )
     )
-    print(f"The runner measured: {r['runner_root']}; its engine: {r['engine']}")
+    where = "the same CPUs as the others"
+    if r["pinned"] is not None:
+        own, others = r["pinned"]
+        where = f"CPU {own} (the server and the opponent on {others})"
+    print(f"The runner measured: {r['runner_root']}; its engine: {r['engine']}; on {where}")
     print()
     print(
         "| games | under way: peak | s to peak | median | moves | wall s | "

@@ -7,6 +7,7 @@ Only that it runs and measures what it says; the runner's time is never asserted
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -48,6 +49,23 @@ def test_bench_bot_tiny_run(tmp_path: Path, engine: str) -> None:
     assert res["parts_moves"] >= 1, res
     assert res["socket_wait_p50_ms"] > -0.05 and res["to_engine_p50_ms"] > 0, res
     assert res["engine"] == engine, res
+
+
+@NEEDS_CC
+@pytest.mark.skipif(
+    len(os.sched_getaffinity(0)) < 2 or shutil.which("taskset") is None,
+    reason="--pin needs two CPUs and taskset (util-linux)",
+)
+def test_bench_bot_pinned_tiny_run(tmp_path: Path) -> None:
+    """``--pin``: the measured runner on one CPU, the server and the opponent on the rest."""
+    stdout, res = run_bench(
+        "bot.py", "--pin", "--games", "2", "--concurrency", "2", "--opponent-ms", "500",
+        json_to=tmp_path / "bot.json",
+    )  # fmt: skip
+    first, *others = sorted(os.sched_getaffinity(0))
+    assert res["pinned"] == [[first], others], res
+    assert f"on CPU [{first}] (the server and the opponent on {others})" in stdout, stdout
+    assert res["games"] == 2 and res["exit"] == 0 and res["moves"] >= 2, res
 
 
 @pytest.mark.parametrize("engine", [pytest.param("c", marks=NEEDS_CC), "python"])
