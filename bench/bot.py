@@ -10,25 +10,26 @@ or ``python``: bench/instant_engine.py, whose own line reading then counts as th
 runner's), ``--concurrency`` games at a time, ``--games`` in all, by quick match.
 
 Per move of the measured runner, the runner's time runs from the moment the kernel
-received the frame that made it the bot's turn (the socket's SO_TIMESTAMPNS stamp of
-its last bytes: on loopback, about when the server wrote them) until the move's frame
-is written to the socket (its bytes handed to the kernel), minus the engine's own time:
-the engine stamps when it read ``go`` and when it wrote its answer (CLOCK_MONOTONIC,
-one clock for both processes). Everything else counts as the runner's: the loop's
-wait before it reads the socket, the pipe to the engine and the engine's wake-up, the
-pipe back, a game's ``newgame``/``isready`` round trip. The time until the runner's
-``send`` returned is shown beside it (the write wakes the server, which may take the
-runner's core first), and so is the measure used before 2026-11-26 06:00 (from the
-frame parsed by websockets, less the whole ``go`` round trip). The runner's time is
-split into its parts (see ``PARTS``), and the collector's pauses while games are on
-are counted. ``--others-nice N`` runs the server and the opponent (with its engines) N
-steps nicer than the measured runner, as if they were on other machines (they share
-the same cores here); ``--pin`` puts them on other CPUs than the measured runner and its
-engines (taskset), which is nearer to that. The games under way (started, not over) are counted at every move;
-"steady" moves are those made once every game had started, with half of them or more
-under way. Prints tables; ``--json PATH`` writes the figures. ``--runner-root DIR``
-measures the runner of another checkout (a git worktree of an older commit) against
-this one's server and opponent, so that two versions are compared in one session:
+received the frame that made it the bot's turn (the socket's SO_TIMESTAMPNS stamp of its
+last bytes: on loopback, about when the server wrote them) until the move's frame is
+written to the socket (its bytes handed to the kernel), minus the engine's own time: the
+engine stamps when it read ``go`` and when it wrote its answer (CLOCK_MONOTONIC, one
+clock for both processes). Everything else counts as the runner's: the loop's wait
+before it reads the socket, the pipe to the engine and the engine's wake-up, the pipe
+back, a game's ``newgame``/``isready`` round trip. The time until the runner's ``send``
+returned is shown beside it (the write wakes the server, which may take the runner's
+core first), and so is the measure used before 2026-11-26 06:00 (from the frame parsed
+by websockets, less the whole ``go`` round trip). The runner's time is split into its
+parts (see ``PARTS``), and the collector's pauses while games are on are counted.
+``--others-nice N`` runs the server and the opponent (with its engines) N steps nicer
+than the measured runner, as if they were on other machines (they share the same cores
+here); ``--pin`` puts them on other CPUs than the measured runner and its engines
+(taskset), which is nearer to that. The games under way (started, not over) are counted
+at every move; "steady" moves are those made once every game had started, with half of
+them or more under way. Prints tables; ``--json PATH`` writes the figures.
+``--runner-root DIR`` measures the runner of another checkout (a git worktree of an
+older commit) against this one's server and opponent, so that two versions are compared
+in one session:
 
     .venv/bin/python bench/bot.py --games 100 --concurrency 100
     .venv/bin/python bench/bot.py --games 100 --concurrency 100 --runner-root /tmp/base
