@@ -540,6 +540,10 @@ def test_bad_settings_are_one_line_errors(tmp_path):
             ["--name", "x", "--level", "random", "--quick-match", "collapsi", "--clock", "soon"],
             "cannot read time control",
         ),
+        (
+            ["--name", "x", "--level", "random", "--quick-match", "collapsi", "--token", "s3cret"],
+            "--token: a player token needs at least 16 characters",
+        ),
     ]:
         done = subprocess.run(
             [sys.executable, "-m", "clients.cli", "bot", *args],

@@ -4,7 +4,7 @@ A config file holds the same settings as the flags, with ``_`` for ``-``::
 
     url = "ws://127.0.0.1:8765"
     name = "kestrel-bot"
-    token = "s3cret"
+    token = "s3cret-token-of-my-bot"   # 16+ characters, 8 of them different
     engine = "python3 clients/examples/python/random_engine.py"
     quick_match = ["collapsi/base", "collapsi/shifting", "collecto"]   # in turn
     clock = "1+1"
@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.match import BadTimeControl, TimeControl
+from protocol.tokens import weak_token
 
 
 class ConfigError(ValueError):
@@ -145,6 +146,8 @@ class BotConfig:
             raise ConfigError(
                 "solo is a one-player puzzle: quick match and challenges pair players"
             )
+        if self.token and (weak := weak_token(self.token)):  # (the server would refuse it)
+            raise ConfigError(f"--token: {weak} (PROTOCOL.md, Player tokens)")
         if self.rated and not self.token:
             raise ConfigError("--rated needs --token: rated games are for claimed names")
         if self.engine_options and self.engine is None:

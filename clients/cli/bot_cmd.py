@@ -1,6 +1,6 @@
 """``arena bot``: connect one bot to a server and keep it playing.
 
-    arena bot --name my-bot --token s3cret --engine "python3 my_engine.py" --quick-match collapsi
+    arena bot --name my-bot --token s3cret-token-of-my-bot --engine ./engine --quick-match collapsi
     arena bot --name house --level greedy --open-room collapsi --variant big-board --seats 3
     arena bot --name host --engine ./my-engine --accept-challenges
     arena bot --name rival --level greedy --challenge host collapsi/shifting collecto
@@ -45,7 +45,12 @@ def add_arguments(parser: argparse.ArgumentParser, sdk: bool = False) -> None:
     )
     parser.add_argument("--url", help="server address (default ws://127.0.0.1:8765)")
     parser.add_argument("--name", help="the bot's name (shown with a bot mark)")
-    parser.add_argument("--token", help="secret that claims the name (rated games need it)")
+    parser.add_argument(
+        "--token",
+        help="secret that claims the name: 16+ characters, 8 of them different (rated games "
+        "need it; a bot started again with it within the server's grace period takes up "
+        "the games its last run left running)",
+    )
     if not sdk:
         _who_plays(parser)
     _what_and_how(parser)

@@ -35,7 +35,11 @@ from protocol.timecontrol import parse_time_control
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--url", default="ws://127.0.0.1:8765", help="server address")
     parser.add_argument("--name", help="your display name (needed to play)")
-    parser.add_argument("--token", help="secret that claims the name (rated games need it)")
+    parser.add_argument(
+        "--token",
+        help="secret that claims the name: 16+ characters, 8 of them different (rated "
+        "games need it)",
+    )
     parser.add_argument("--bot", action="store_true", help="mark this player as a bot")
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--list", action="store_true", help="list the public rooms and exit")
