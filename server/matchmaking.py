@@ -25,7 +25,7 @@ from server.tasks import checkpoint
 log = structlog.get_logger("arena.server")
 
 #: the longest a ``cancel_quick_match`` waits for its session's pairing to be settled
-PAIRING_WAIT_S = 10.0
+PAIRING_WAIT_S = 5.0  # (below a client's 10 s for a reply)
 
 
 class Matchmaker:
@@ -37,6 +37,8 @@ class Matchmaker:
         #: the sessions of a pair taken off a queue and not yet seated (or put back),
         #: with the event set when that is settled: a cancel waits for it
         self._pairing: dict[str, asyncio.Event] = {}
+        #: the queues a pair is being taken off (``pop_pair`` under way), likewise
+        self._popping: dict[str, asyncio.Event] = {}
 
     def handlers(self) -> dict[str, Handler]:
         return {
@@ -99,14 +101,16 @@ class Matchmaker:
         game from the queue: PROTOCOL.md, Quick match). Not put back if its opponent
         left."""
         s = self.arena.session_service.of_conn(conn)
-        if s.queue is not None:
-            await self.arena.presence.queues.cancel(s.queue, s.id)
-            s.queue = None
-        pairing = self._pairing.get(s.id)
-        if pairing is not None:
+        key, s.queue = s.queue, None
+        if key is not None and not await self.arena.presence.queues.cancel(key, s.id):
+            # not in the queue any more: a pairing may have taken it (on Redis, before
+            # this node's matchmaker has its pair back from pop_pair)
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(PAIRING_WAIT_S):
-                    await pairing.wait()
+                    if (popping := self._popping.get(key)) is not None:
+                        await popping.wait()
+                    if (pairing := self._pairing.get(s.id)) is not None:
+                        await pairing.wait()
         conn.send(m.Ack(re=msg.id))
 
     async def run(self) -> None:
@@ -132,11 +136,17 @@ class Matchmaker:
             oldest = min(e["data"]["since"] for e in entries)
             waited = max(0.0, time.monotonic() - oldest)
             gap = self.arena.config.match_gap + self.arena.config.match_widen_per_s * waited
-            pair = await self.arena.presence.queues.pop_pair(key, max_gap=gap)
-            if pair is None:
-                return
-            settled, ids = asyncio.Event(), [entry["player"] for entry in pair]
-            self._pairing.update(dict.fromkeys(ids, settled))
+            popped = self._popping[key] = asyncio.Event()
+            try:
+                pair = await self.arena.presence.queues.pop_pair(key, max_gap=gap)
+                if pair is None:
+                    return
+                settled, ids = asyncio.Event(), [entry["player"] for entry in pair]
+                self._pairing.update(dict.fromkeys(ids, settled))
+            finally:
+                popped.set()
+                if self._popping.get(key) is popped:
+                    del self._popping[key]
             try:
                 await self._start_matched(pair)
             finally:

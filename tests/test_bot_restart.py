@@ -32,7 +32,8 @@ def slow_snapshots(node: Any, seconds: float) -> None:
 async def test_a_bot_killed_mid_game_and_started_again_plays_its_game_on(arena, slow):
     node = await arena.start()
     args = ("--token", TOKEN, "--engine", PY_ENGINE, "--quick-match", "collapsi", "--games", "1")
-    async with bots(arena_bot(arena.url, "phoenix", *args)) as (first,):
+    async with bots(arena_bot(arena.url, "phoenix", *args)) as started:
+        first = started[0]
         await first.wait_for("logged in")
         ann = await arena.client("ann")
         second = None
@@ -46,13 +47,13 @@ async def test_a_bot_killed_mid_game_and_started_again_plays_its_game_on(arena, 
                 if slow:
                     slow_snapshots(node, 0.3)
                 second = await arena_bot(arena.url, "phoenix", *args)
+                started.append(second)  # (bots() kills it at the end, whatever fails)
                 said = await second.wait_for("logged in")
                 assert "taking up 1 game(s) its last run left running" in said, said
             await ann.move(matched.room, ev.legal_moves[0])
         assert second is not None, "the game ended before the bot was killed"
         assert ev.result.reason == "no_moves", ev.result
-        async with bots(second):
-            code, lines, err = await second.finish()
+        code, lines, err = await second.finish()
         assert code == 0, err
         assert_complete(lines, 1)
         assert any(matched.room in ln for ln in second.games()), lines

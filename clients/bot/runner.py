@@ -197,7 +197,7 @@ class BotRunner:
         await self.client.login(self.cfg.name, self.cfg.token, bot=True)
         self._online.set()
         taken = ""
-        if self.client.taken_over:  # (an earlier run's session, dropped: its games go on)
+        if self.tasks:  # (an earlier run's session, dropped, taken over: its games go on)
             taken = f"; taking up {len(self.tasks)} game(s) its last run left running"
         self.say(f"bot {self.cfg.name}: logged in at {self.cfg.url}{taken}")
         if self.cfg.accept_challenges and not self.cfg.modes():
