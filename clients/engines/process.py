@@ -506,7 +506,10 @@ class EngineProcess:
     async def _write(self, *lines: str) -> None:
         proc = self._proc
         if proc is None or proc.stdin is None or proc.returncode is not None:
-            raise await self._crashed("the engine is not running")
+            # (one that exited says so, as when it exits while answered: a check's report
+            # is the same whichever of the two saw it first)
+            gone = "the engine exited" if proc is not None else "the engine is not running"
+            raise await self._crashed(gone)
         stdin = proc.stdin
         try:
             self._put(stdin, lines)
