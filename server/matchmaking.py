@@ -34,11 +34,9 @@ class Matchmaker:
     def __init__(self, arena: Host) -> None:
         self.arena = arena
         self._match_now = asyncio.Event()
-        #: the sessions of a pair taken off a queue and not yet seated (or put back),
-        #: with the event set when that is settled: a cancel waits for it
+        #: the queues whose pair is being taken off and seated (or put back), with the
+        #: event set when that is settled: a cancel that found its entry gone waits for it
         self._pairing: dict[str, asyncio.Event] = {}
-        #: the queues a pair is being taken off (``pop_pair`` under way), likewise
-        self._popping: dict[str, asyncio.Event] = {}
 
     def handlers(self) -> dict[str, Handler]:
         return {
@@ -102,15 +100,13 @@ class Matchmaker:
         left."""
         s = self.arena.session_service.of_conn(conn)
         key, s.queue = s.queue, None
-        if key is not None and not await self.arena.presence.queues.cancel(key, s.id):
-            # not in the queue any more: a pairing may have taken it (on Redis, before
-            # this node's matchmaker has its pair back from pop_pair)
+        # not in the queue any more: the queue's pairing under way may have taken it (on
+        # Redis, before this node's matchmaker has its pair back from pop_pair)
+        gone = key is not None and not await self.arena.presence.queues.cancel(key, s.id)
+        if gone and (pairing := self._pairing.get(key)) is not None:  # type: ignore[arg-type]
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(PAIRING_WAIT_S):
-                    if (popping := self._popping.get(key)) is not None:
-                        await popping.wait()
-                    if (pairing := self._pairing.get(s.id)) is not None:
-                        await pairing.wait()
+                    await pairing.wait()
         conn.send(m.Ack(re=msg.id))
 
     async def run(self) -> None:
@@ -136,24 +132,16 @@ class Matchmaker:
             oldest = min(e["data"]["since"] for e in entries)
             waited = max(0.0, time.monotonic() - oldest)
             gap = self.arena.config.match_gap + self.arena.config.match_widen_per_s * waited
-            popped = self._popping[key] = asyncio.Event()
+            settled = self._pairing[key] = asyncio.Event()  # (one pair at a time per queue)
             try:
                 pair = await self.arena.presence.queues.pop_pair(key, max_gap=gap)
                 if pair is None:
                     return
-                settled, ids = asyncio.Event(), [entry["player"] for entry in pair]
-                self._pairing.update(dict.fromkeys(ids, settled))
-            finally:
-                popped.set()
-                if self._popping.get(key) is popped:
-                    del self._popping[key]
-            try:
                 await self._start_matched(pair)
             finally:
                 settled.set()
-                for sid in ids:
-                    if self._pairing.get(sid) is settled:
-                        del self._pairing[sid]
+                if self._pairing.get(key) is settled:
+                    del self._pairing[key]
 
     async def _start_matched(self, pair: tuple[dict[str, Any], dict[str, Any]]) -> None:
         a, b = pair

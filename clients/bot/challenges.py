@@ -32,6 +32,14 @@ AGAIN_AT_MOST_S = 30.0
 #: the longest wait before challenging again a player who is not online (doubled from
 #: :data:`AGAIN_AFTER_S` while they are not): short, as they may come online any moment
 OFFLINE_AT_MOST_S = 8.0
+
+
+def _backoff(times: int, most: float) -> float:
+    """Seconds to wait after ``times`` refusals in a row: doubled from
+    :data:`AGAIN_AFTER_S` each time, up to ``most``."""
+    return min(most, AGAIN_AFTER_S * 2 ** min(max(0, times - 1), 16))
+
+
 #: ``pending`` while the challenge is on its way: its answer may come after the game
 _SENDING = ""
 #: decline reasons after which the same challenge would be declined again (PROTOCOL.md,
@@ -114,8 +122,7 @@ class ChallengeDesk:
             self._offline += 1
             if self._offline == 1:  # (said once: it may come online later)
                 r.say(f"{name} is not online: challenging again until they are")
-            wait = AGAIN_AFTER_S * 2 ** min(self._offline - 1, 16)
-            self._after = time.monotonic() + min(OFFLINE_AT_MOST_S, wait)
+            self._after = time.monotonic() + _backoff(self._offline, OFFLINE_AT_MOST_S)
             return
         except BaseException:
             self.pending = None
@@ -164,7 +171,7 @@ class ChallengeDesk:
             self._declined_for_good(name, why)
             return
         self._declined = self._declined + 1 if reason == "declined" else 0
-        wait = min(AGAIN_AT_MOST_S, AGAIN_AFTER_S * 2 ** max(0, self._declined - 1))
+        wait = _backoff(self._declined, AGAIN_AT_MOST_S)
         times = f", {self._declined} times in a row" if self._declined > 1 else ""
         said = ""
         if why == "later":
