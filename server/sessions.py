@@ -228,16 +228,31 @@ class SessionService:
         self, conn: Connection, old: Session, reply: Any, cursors: dict[str, int]
     ) -> None:
         """Send ``reply`` (``resumed``, or ``logged_in`` for a session a login took over),
-        then each room's catch-up (its live events wait behind it)."""
+        then each room's catch-up (its live events wait behind it). A room gone while the
+        session was away is forgotten and left out of the reply's ``rooms`` (PROTOCOL.md:
+        a client waits for the catch-up of each room listed)."""
         assert old.player is not None  # (logged-in sessions only are resumed or taken over)
         conn.phase = Phase.AUTHENTICATED
-        conn.send(reply)
+        found: list[tuple[str, Any]] = []  # (room id, its room; None: its node is gone)
         for room_id in sorted(old.rooms):
             try:
                 room = await self.arena.registry.find_or_none(room_id)
+            except PresenceError as exc:  # its node is gone: the takeover will catch us up
+                conn.log.warning("resume_room_unavailable", room=room_id, error=str(exc))
+                room = None
+            else:
                 if room is None:
+                    conn.log.info("resume_room_gone", room=room_id)
+                    old.rooms.discard(room_id)
+                    old.resuming.discard(room_id)
+                    self.save_soon(old)
                     continue
-                await room.request(rc.ResumeMember(old.id, cursors.get(room_id)))
+            found.append((room_id, room))
+        conn.send(reply.model_copy(update={"rooms": [room_id for room_id, _ in found]}))
+        for room_id, room in found:
+            try:
+                if room is not None:
+                    await room.request(rc.ResumeMember(old.id, cursors.get(room_id)))
             except PresenceError as exc:  # its node is gone: the takeover will catch us up
                 conn.log.warning("resume_room_unavailable", room=room_id, error=str(exc))
             except ProtocolError as exc:  # it closed meanwhile: resumed was the one reply

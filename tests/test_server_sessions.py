@@ -386,3 +386,32 @@ async def test_a_takeover_or_resume_refused_by_the_store_changes_nothing(arena: 
     assert resumed.session == ann.session and resumed.rooms == [room]
     back = await bob.next(type="player_reconnected", room=room, where=lambda e: e.seq > seq)
     assert back.seat == 0
+
+
+async def test_a_room_gone_while_the_session_was_away_is_not_listed_on_its_return(
+    arena: Any,
+) -> None:
+    """A dropped session whose list of rooms names one the node no longer has (gone
+    with its log while nobody was connected; a restore can leave such a name): the
+    takeover's ``logged_in`` and a resume's ``resumed`` list only the rooms there are,
+    each followed by its snapshot or catch-up, and the gone one is forgotten. A client
+    that waits for the snapshot of every room listed is not kept waiting for none
+    (PROTOCOL.md: a closed room is not in the list)."""
+    node = await arena.start(grace=30.0)
+    room, (ann, bob) = await seat_players(arena, "collapsi", ["ann", "bob"])
+    ann.abort()
+    await bob.next(type="player_disconnected", room=room)
+    node.sessions[ann.session].rooms.add("r-gone")
+    again = await arena.client()
+    await again.login("ann", token=strong("ann-secret"))
+    logged = next(x for x in again.received if x.type == "logged_in")
+    assert logged.rooms == [room]
+    await again.next(type="room_state", room=room)
+    assert node.sessions[ann.session].rooms == {room}
+    again.abort()
+    await bob.next(type="player_disconnected", room=room)
+    node.sessions[ann.session].rooms.add("r-gone-too")
+    resumed = await again.reconnect()
+    assert resumed.rooms == [room]
+    await again.next(type="catch_up", room=room)
+    assert node.sessions[ann.session].rooms == {room}
