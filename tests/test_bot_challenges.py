@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import itertools
 import secrets
 import shlex
 import time
@@ -192,9 +193,11 @@ async def test_challenging_a_player_who_is_not_online_says_so_once_and_asks_agai
     challenger = Runner(arena.url, "challenger", challenge=["ghost", "collapsi"], games=1)
     desk = challenger.challenges
     waits: list[float] = []  # the wait set after each challenge refused as not online
+    sent_at: list[float] = []  # when each challenge went
     send = desk.send
 
     async def timed_send() -> None:
+        sent_at.append(time.monotonic())
         await send()
         waits.append(desk._after - time.monotonic())
 
@@ -208,11 +211,16 @@ async def test_challenging_a_player_who_is_not_online_says_so_once_and_asks_agai
     finally:
         asking.cancel()
         await asyncio.gather(asking, return_exceptions=True)
-    assert challenger.said()[1:] == ["ghost is not online: challenging again until they are"], (
-        challenger.said()
-    )
+    assert challenger.said()[1:] == [
+        "ghost is not online: challenging again until they are",
+        "bot challenger: stopped as asked; 0 game(s) resigned",
+    ], challenger.said()
     for wait, due in zip(waits, [0.05, 0.1, 0.2, 0.2], strict=False):
         assert due - 0.01 < wait <= due, waits
+    # and the challenges went that far apart (not sooner)
+    gaps = [b - a for a, b in itertools.pairwise(sent_at)]
+    for gap, due in zip(gaps, [0.05, 0.1, 0.2, 0.2], strict=False):
+        assert gap >= due - 0.01, gaps
     assert len(waits) >= 4, waits
 
 

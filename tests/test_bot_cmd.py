@@ -772,6 +772,13 @@ async def test_sigterm_mid_game_resigns_it(arena):
         code, lines, err = await bot.finish()
         assert code == 143 and "Traceback" not in err, (code, err)
         assert f"game {matched.room}: resigned (the run ended)" in lines, lines
+        # a line as the game started, and one as the run stopped
+        seat = 1 - matched.seat
+        assert any(
+            ln.startswith(f"playing {matched.room}: collapsi/") and f"vs ann, seat {seat}" in ln
+            for ln in lines
+        ), lines
+        assert "bot stopper: stopped as asked; 1 game(s) resigned" in lines, lines
 
 
 @pytest.mark.timeout(120)

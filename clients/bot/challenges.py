@@ -15,6 +15,7 @@ import contextlib
 import time
 from typing import TYPE_CHECKING, Any
 
+from clients.bot.retries import AGAIN_AFTER_S, AGAIN_AT_MOST_S, ANSWER_WAIT_S, OFFLINE_AT_MOST_S
 from clients.client import ArenaError, ConnectionLost
 from clients.engines.process import EngineProcessError
 from engine.match import TimeControl
@@ -24,14 +25,6 @@ from protocol.timecontrol import engine_time_control, protocol_time_control
 
 if TYPE_CHECKING:
     from clients.bot.runner import BotRunner
-
-#: seconds before challenging again after a challenge ended unanswered (not a flood);
-#: doubled after each decline in a row, up to :data:`AGAIN_AT_MOST_S`
-AGAIN_AFTER_S = 1.0
-AGAIN_AT_MOST_S = 30.0
-#: the longest wait before challenging again a player who is not online (doubled from
-#: :data:`AGAIN_AFTER_S` while they are not): short, as they may come online any moment
-OFFLINE_AT_MOST_S = 8.0
 
 
 def _backoff(times: int, most: float) -> float:
@@ -55,9 +48,6 @@ _FOR_GOOD = {
 ROOM_WAIT_S = 5.0
 #: seconds an accept waits for its game to be seated (``matched``), counted as a game
 SEATED_WAIT_S = 5.0
-#: seconds a challenge sent waits for its answer before it is taken back and sent again
-#: (an answer can be lost: the server tells connected sessions only)
-ANSWER_WAIT_S = 60.0
 #: the reason a challenge is declined after the server refused to accept it
 _REFUSED = {"too_many_rooms": "later", "forbidden": "rated"}
 

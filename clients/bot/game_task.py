@@ -45,6 +45,7 @@ class GameTask:
         log: Log,
         margin_ms: int,
         online: asyncio.Event,
+        say: Log | None = None,
     ) -> None:
         self.client_of = client_of  # the runner's current Client (it changes on re-login)
         self.room = room
@@ -52,6 +53,7 @@ class GameTask:
         self.log = log
         self.margin_ms = margin_ms
         self.online = online  # set while the session is connected (not mid-resume)
+        self.say = say  # the run's output (a line as each game starts)
         self.brain_ready = True  # False: the runner starts the brain as the game starts
         self.queue: asyncio.Queue[tuple[Any, float]] = asyncio.Queue()
         self.game: Game | None = None
@@ -284,6 +286,11 @@ class GameTask:
         self._new_pending = False
         g = self.game
         self.log(f"game {self.started_game} starts: {g.name}/{g.variant}, seat {self.seat}")
+        if self.say is not None:
+            vs = ", ".join(self.opponents) or "?"
+            self.say(
+                f"playing {self.room}: {g.name}/{g.variant}/{g.rules} vs {vs}, seat {self.seat}"
+            )
         try:
             await self.brain.new_game(self.game, self.seat)
         except EngineRefused as exc:

@@ -171,17 +171,23 @@ class BotRunner:
         warm_games(self.cfg.specs())
         settle_heap()
         dispatcher = asyncio.create_task(self._dispatch())
+        stopped = False  # by Ctrl-C or SIGTERM (the run cancelled)
         try:
             await self._feed_games()
+        except asyncio.CancelledError:
+            stopped = True
+            raise
         finally:
             dispatcher.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await dispatcher
-            await self._resign_games()
+            resigned = await self._resign_games()
             # the name is free again at once; before the engines' slower goodbyes, which
             # a second Ctrl-C or SIGTERM may cut short
             with contextlib.suppress(ArenaError, ConnectionLost, TimeoutError):
                 await self.client.logout()
+            if stopped:
+                self.say(f"bot {self.cfg.name}: stopped as asked; {resigned} game(s) resigned")
             flush_all()  # (the games' logs, before a second signal can cut what follows)
             await self._stop_games()
             with contextlib.suppress(Exception):
@@ -396,7 +402,9 @@ class BotRunner:
             sink.attach(log)
         else:  # a challenge accepted before the feeder had warmed one
             brain = self.make_brain(self.strike, log)
-        task = GameTask(lambda: self.client, room, brain, log, self.cfg.margin_ms, self._online)
+        task = GameTask(
+            lambda: self.client, room, brain, log, self.cfg.margin_ms, self._online, self.say
+        )
         task.brain_ready = ready
         self.tasks[room] = task
         self.started += 1
@@ -474,13 +482,17 @@ class BotRunner:
             f"vs {vs}, {moves} moves{declined}"
         )
 
-    async def _resign_games(self) -> None:
-        """Resign what is still going (the run ended: strikes, a fatal error, Ctrl-C)."""
+    async def _resign_games(self) -> int:
+        """Resign what is still going (the run ended: strikes, a fatal error, Ctrl-C);
+        how many were."""
+        resigned = 0
         for room, task in list(self.tasks.items()):
             if task.game is not None and not task.game.is_over():
                 with contextlib.suppress(Exception):
                     await self.client.resign(room)
                     self.say(f"game {room}: resigned (the run ended)")
+                    resigned += 1
+        return resigned
 
     async def _stop_games(self) -> None:
         """Stop the game tasks and close every engine."""

@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from clients.bot.retries import AGAIN_AFTER_S, AGAIN_AT_MOST_S, ANSWER_WAIT_S, OFFLINE_AT_MOST_S
 from clients.cli import CliError
 
 if TYPE_CHECKING:
@@ -73,6 +74,10 @@ def _who_plays(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _again(most: float) -> str:
+    return f"after {AGAIN_AFTER_S:g} s, doubling to {most:g} s"
+
+
 def _what_and_how(parser: argparse.ArgumentParser) -> None:
     what = parser.add_argument_group("what it plays")
     what.add_argument(
@@ -93,9 +98,11 @@ def _what_and_how(parser: argparse.ArgumentParser) -> None:
         nargs="+",
         metavar="NAME_THEN_GAME",
         help="challenge the player NAME to GAME... in turn (default collapsi); a decline "
-        "for being busy (or for no reason) is asked again later, one for good is not: a "
-        "game NAME does not play is left out, and the run stops (exit 1) when nothing is "
-        "left to ask (with --accept-challenges, it waits for challenges)",
+        f"for being busy (or for no reason) is asked again later ({_again(AGAIN_AT_MOST_S)}),"
+        " one for good is not: a game NAME does not play is left out, and the run stops "
+        "(exit 1) when nothing is left to ask (with --accept-challenges, it waits for "
+        f"challenges); a challenge unanswered for {ANSWER_WAIT_S:g} s is taken back and "
+        f"sent again, and a player not online is asked again ({_again(OFFLINE_AT_MOST_S)})",
     )
     what.add_argument(
         "--accept-challenges",
