@@ -24,7 +24,10 @@ parts (see ``PARTS``), and the collector's pauses while games are on are counted
 ``--others-nice N`` runs the server and the opponent (with its engines) N steps nicer
 than the measured runner, as if they were on other machines (they share the same cores
 here); ``--pin`` puts them on other CPUs than the measured runner and its engines
-(taskset), which is nearer to that. The games under way (started, not over) are counted
+(taskset), which is nearer to that; ``--trace`` (with ``--pin``, as root) records the
+kernel's switches on the runner's CPU (bench/cpu_trace.py) and gives, beside the
+runner's time, that time less what other programs held its CPU meanwhile: the waits
+the runner could not have shortened. The games under way (started, not over) are counted
 at every move; "steady" moves are those made once every game had started, with half of
 them or more under way. Prints tables; ``--json PATH`` writes the figures.
 ``--runner-root DIR`` measures the runner of another checkout (a git worktree of an
@@ -33,6 +36,7 @@ in one session:
 
     .venv/bin/python bench/bot.py --games 100 --concurrency 100
     .venv/bin/python bench/bot.py --games 100 --concurrency 100 --runner-root /tmp/base
+    .venv/bin/python bench/bot.py --games 100 --concurrency 100 --pin --trace
 """
 
 from __future__ import annotations
@@ -58,6 +62,8 @@ import time
 from collections import deque
 from pathlib import Path
 from typing import Any
+
+from cpu_trace import CpuTrace  # (bench/, beside this script)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -261,6 +267,7 @@ class Stopwatch:
             # process's clock sums every thread's, and cost 75 us a call inside the loop
             "cpu": time.thread_time(),
             "returned": (now - mv.kernel - own) * 1000,
+            "window": (mv.kernel, mv.written),  # (--trace: who else held the CPU meanwhile)
         }
         if len(mv.gos) == 1 and not mv.other:
             called, wrote, e_read, e_wrote, back = mv.gos[0]
@@ -483,6 +490,8 @@ async def bench(
     engine: str = ENGINE,
     engine_kind: str = "python",
     pin: bool = False,
+    trace: bool = False,
+    trace_raw: Path | None = None,
 ) -> dict[str, Any]:
     # imported here: the same file is the opponent's engine, which must start fast; from
     # runner_root (another checkout: its runner measured by this bench, against this
@@ -563,6 +572,9 @@ async def bench(
     runner.client = TimedClient(url, keep_events=False, patient=True)
     if split is not None:  # (the engines the runner starts inherit it)
         os.sched_setaffinity(0, split[0])
+    tracer = CpuTrace(split[0], trace_raw) if trace and split is not None else None
+    if tracer is not None:
+        tracer.start()
     began, cpu_began = time.monotonic(), time.process_time()
     usage = resource.getrusage(resource.RUSAGE_SELF)
     gc.callbacks.append(watch.on_gc)
@@ -585,6 +597,8 @@ async def bench(
             raise SystemExit("the measured runner did not finish in 1200 s")
         code = play.result()
     finally:
+        if tracer is not None:
+            tracer.stop()
         watchdog.cancel()
         opponent.kill()
         opponent.wait(10)
@@ -618,6 +632,12 @@ async def bench(
         else 0.0
     )
     parts = [mv["parts"] for mv in moves if "parts" in mv]
+    held: dict[str, float] = {}  # (--trace) ms other tasks held the runner's CPU in moves
+    for mv in moves:
+        others = tracer.others(*mv["window"]) if tracer is not None else {}
+        mv["others"] = sum(others.values()) * 1000
+        for comm, s in others.items():
+            held[comm] = held.get(comm, 0.0) + s * 1000
 
     def p50_p99(name: str, values: list[float]) -> dict[str, float]:
         return {
@@ -664,10 +684,20 @@ async def bench(
         **p50_p99("loop_measure", [mv["loop_measure"] for mv in moves]),
         **p50_p99("loop_measure_steady", [mv["loop_measure"] for mv in steady_moves]),
         **p50_p99("engine", [mv["engine"] for mv in moves]),
+        # (--trace) the runner's time less the time other tasks held its CPU meanwhile
+        "traced": tracer is not None,
+        "trace_events": 0 if tracer is None else tracer.events,
+        "others_moves": sum(1 for mv in moves if mv["others"] >= 0.05),
+        "others_ms": held,
+        **p50_p99("less_others", [mv["runner"] - mv["others"] for mv in moves]),
+        "less_others_max_ms": max((mv["runner"] - mv["others"] for mv in moves), default=0.0),
+        **p50_p99("less_others_steady", [mv["runner"] - mv["others"] for mv in steady_moves]),
         # the collector's pauses once the first game had started (not the start-up's)
         # every move: seconds since the first game, runner ms, games under way, parts
+        # (and with --trace, ms other tasks held the runner's CPU during the move)
         "each_move": [
             (round(mv["at"] - first, 3), round(mv["runner"], 3), mv["under_way"], mv.get("parts"))
+            + ((round(mv["others"], 3),) if tracer is not None else ())
             for mv in moves
         ],
         "ramp": [(round(t - first, 3), n) for t, n in watch.ramp],
@@ -732,6 +762,18 @@ def main() -> int:
         "machine, so that only the runner's own work is measured (needs 2 CPUs or more)",
     )
     parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="with --pin: record who else ran on the runner's CPU (ftrace; root) and "
+        "give the runner's time less the time other tasks held that CPU during each move",
+    )
+    parser.add_argument(
+        "--trace-raw",
+        type=Path,
+        metavar="PATH",
+        help="with --trace: keep the raw record (ftrace's text) there for a closer look",
+    )
+    parser.add_argument(
         "--runner-root",
         type=Path,
         default=ROOT,
@@ -748,6 +790,8 @@ def main() -> int:
     )
     parser.add_argument("-v", action="store_true", help="show the runner's output")
     args = parser.parse_args()
+    if args.trace and (not args.pin or (why := CpuTrace.usable()) is not None):
+        parser.error(f"--trace: {why if args.pin else 'only with --pin'}")
     Tee.verbose = args.v
     r = asyncio.run(  # as arena bot
         bench(
@@ -759,6 +803,8 @@ def main() -> int:
             measured_engine(args.engine),
             args.engine,
             args.pin,
+            args.trace,
+            args.trace_raw,
         )
     )
     where = "the same CPUs as the others"
@@ -792,6 +838,16 @@ def main() -> int:
         f"{r['involuntary_switches_per_move']:.2f} preemptions. Moves sent as the "
         f"engine's answer was read: {r['sent_at_once']} of {r['moves']}."
     )
+    if r["traced"]:
+        print()
+        top = sorted(r["others_ms"].items(), key=lambda kv: -kv[1])[:4]
+        print(
+            f"Other tasks on the runner's CPU (traced) held it during {r['others_moves']} "
+            f"moves: {', '.join(f'{k} {v:.1f} ms' for k, v in top) or 'none'}. The runner's "
+            f"time less theirs: p50 {r['less_others_p50_ms']:.3f} ms, p99 "
+            f"{r['less_others_p99_ms']:.3f} ms, max {r['less_others_max_ms']:.3f} ms; steady "
+            f"p99 {r['less_others_steady_p99_ms']:.3f} ms."
+        )
     print()
     print(f"Where the time goes ({r['parts_moves']} moves with one engine answer), ms:")
     print()

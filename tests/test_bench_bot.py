@@ -84,3 +84,31 @@ def test_bench_bot_floor_tiny_run(tmp_path: Path, engine: str) -> None:
     assert 0 < res["p50_ms"] <= res["p99_ms"] <= res["max_ms"], res
     assert res["engine_p50_ms"] > 0, res
     assert res["engine"] == engine, res
+
+
+def _why_no_trace() -> str | None:
+    if len(os.sched_getaffinity(0)) < 2 or shutil.which("taskset") is None:
+        return "--pin needs two CPUs and taskset (util-linux)"
+    if os.geteuid() != 0 or not Path("/sys/kernel/tracing/trace").exists():
+        return "--trace needs root and tracefs mounted at /sys/kernel/tracing"
+    return None
+
+
+@NEEDS_CC
+@pytest.mark.skipif(_why_no_trace() is not None, reason=str(_why_no_trace()))
+def test_bench_bot_traced_tiny_run(tmp_path: Path) -> None:
+    """``--trace``: the task switches on the runner's CPU are recorded, each move's time
+    less what other tasks held of that CPU is given, and the tracer is left as found."""
+    settings = ("trace_clock", "tracing_cpumask", "set_event", "tracing_on")
+    before = {name: Path("/sys/kernel/tracing", name).read_text() for name in settings}
+    stdout, res = run_bench(
+        "bot.py", "--pin", "--trace", "--games", "2", "--concurrency", "2",
+        "--opponent-ms", "500", json_to=tmp_path / "bot.json",
+    )  # fmt: skip
+    assert res["traced"] and res["trace_events"] > 0, res
+    assert "Other tasks on the runner's CPU (traced)" in stdout, stdout
+    for at, runner, _, _, others in res["each_move"]:
+        assert 0 <= others <= runner + 0.05, (at, runner, others)  # (within the move)
+    assert res["less_others_p99_ms"] <= res["runner_p99_ms"], res
+    after = {name: Path("/sys/kernel/tracing", name).read_text() for name in settings}
+    assert after == before
