@@ -229,36 +229,36 @@ class SessionService:
     ) -> None:
         """Send ``reply`` (``resumed``, or ``logged_in`` for a session a login took over),
         then each room's catch-up (its live events wait behind it). A room gone while the
-        session was away is forgotten and left out of the reply's ``rooms`` (PROTOCOL.md:
-        a client waits for the catch-up of each room listed)."""
+        session was away, or closed while it is looked up, is left out of the reply's
+        ``rooms`` (PROTOCOL.md: a client waits for the catch-up of each room listed)."""
         assert old.player is not None  # (logged-in sessions only are resumed or taken over)
         conn.phase = Phase.AUTHENTICATED
-        found: list[tuple[str, Any]] = []  # (room id, its room; None: its node is gone)
+        found: dict[str, Any] = {}  # room id -> its room (None: its node is gone)
         for room_id in sorted(old.rooms):
             try:
-                room = await self.arena.registry.find_or_none(room_id)
-            except PresenceError as exc:  # its node is gone: the takeover will catch us up
-                conn.log.warning("resume_room_unavailable", room=room_id, error=str(exc))
-                room = None
-            else:
-                if room is None:
-                    conn.log.info("resume_room_gone", room=room_id)
-                    old.rooms.discard(room_id)
-                    old.resuming.discard(room_id)
-                    self.save_soon(old)
-                    continue
-            found.append((room_id, room))
-        conn.send(reply.model_copy(update={"rooms": [room_id for room_id, _ in found]}))
-        for room_id, room in found:
+                found[room_id] = await self.arena.registry.find_or_none(room_id)
+            except PresenceError as exc:
+                _unavailable(conn, room_id, exc)
+                found[room_id] = None
+                continue
+            if found[room_id] is None:
+                conn.log.info("resume_room_gone", room=room_id)
+                del found[room_id]
+                old.resuming.discard(room_id)
+                self.forget_room(old.id, room_id)
+        listed = [room_id for room_id in found if room_id in old.rooms]  # (none closed since)
+        conn.send(reply.model_copy(update={"rooms": listed}))
+        for room_id in listed:
             try:
-                if room is not None:
+                if (room := found[room_id]) is not None:
                     await room.request(rc.ResumeMember(old.id, cursors.get(room_id)))
-            except PresenceError as exc:  # its node is gone: the takeover will catch us up
-                conn.log.warning("resume_room_unavailable", room=room_id, error=str(exc))
+            except PresenceError as exc:
+                _unavailable(conn, room_id, exc)
             except ProtocolError as exc:  # it closed meanwhile: resumed was the one reply
                 conn.log.info("resume_room_closed", room=room_id, error=str(exc))
             finally:
                 old.resuming.discard(room_id)
+        old.resuming.difference_update(found)  # (those closed during the look-ups)
 
     def adopt(self, sid: str, data: dict[str, Any], token: str) -> Session:
         """A session whose node is gone (or elsewhere) resumes here; its old node drops it."""
@@ -274,3 +274,8 @@ class SessionService:
         self.arena.spawn(self.save(s))
         self.arena.metrics.sessions.set(len(self.arena.sessions))
         return s
+
+
+def _unavailable(conn: Connection, room_id: str, exc: PresenceError) -> None:
+    """A room whose node is gone: the takeover will catch the session up."""
+    conn.log.warning("resume_room_unavailable", room=room_id, error=str(exc))
