@@ -9,4 +9,5 @@
   tournaments; it routes each room's messages to its game.
 - :mod:`clients.bot.seeking`: games from quick match, a room of its own, or others' rooms.
 - :mod:`clients.bot.challenges`: the challenge it sends and those it answers.
+- :mod:`clients.bot.retries`: how soon a challenge is sent again (also in ``--help``).
 """

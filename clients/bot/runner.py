@@ -182,12 +182,12 @@ class BotRunner:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await dispatcher
             resigned = await self._resign_games()
+            if stopped:  # (before what a second Ctrl-C or SIGTERM may cut short)
+                self.say(f"bot {self.cfg.name}: stopped as asked; {resigned} game(s) resigned")
             # the name is free again at once; before the engines' slower goodbyes, which
             # a second Ctrl-C or SIGTERM may cut short
             with contextlib.suppress(ArenaError, ConnectionLost, TimeoutError):
                 await self.client.logout()
-            if stopped:
-                self.say(f"bot {self.cfg.name}: stopped as asked; {resigned} game(s) resigned")
             flush_all()  # (the games' logs, before a second signal can cut what follows)
             await self._stop_games()
             with contextlib.suppress(Exception):
