@@ -267,7 +267,9 @@ class Stopwatch:
             # process's clock sums every thread's, and cost 75 us a call inside the loop
             "cpu": time.thread_time(),
             "returned": (now - mv.kernel - own) * 1000,
-            "window": (mv.kernel, mv.written),  # (--trace: who else held the CPU meanwhile)
+            # (--trace: who else held the CPU meanwhile, but in the engine's own time)
+            "window": (mv.kernel, mv.written),
+            "engine_spans": [(r, w) for _, _, r, w, _ in mv.gos] + list(mv.other),
         }
         if len(mv.gos) == 1 and not mv.other:
             called, wrote, e_read, e_wrote, back = mv.gos[0]
@@ -598,7 +600,7 @@ async def bench(
         code = play.result()
     finally:
         if tracer is not None:
-            tracer.stop()
+            tracer.halt()  # (read once the run's own figures are taken)
         watchdog.cancel()
         opponent.kill()
         opponent.wait(10)
@@ -608,6 +610,8 @@ async def bench(
         gc.callbacks.remove(watch.on_gc)
     wall, cpu = time.monotonic() - began, time.process_time() - cpu_began
     end = resource.getrusage(resource.RUSAGE_SELF)
+    if tracer is not None:
+        tracer.collect()
     moves = watch.moves
     own = [mv["runner"] for mv in moves]
     under_way = [mv["under_way"] for mv in moves]
@@ -634,7 +638,7 @@ async def bench(
     parts = [mv["parts"] for mv in moves if "parts" in mv]
     held: dict[str, float] = {}  # (--trace) ms other tasks held the runner's CPU in moves
     for mv in moves:
-        others = tracer.others(*mv["window"]) if tracer is not None else {}
+        others = {} if tracer is None else tracer.others(*mv["window"], mv["engine_spans"])
         mv["others"] = sum(others.values()) * 1000
         for comm, s in others.items():
             held[comm] = held.get(comm, 0.0) + s * 1000
@@ -687,6 +691,7 @@ async def bench(
         # (--trace) the runner's time less the time other tasks held its CPU meanwhile
         "traced": tracer is not None,
         "trace_events": 0 if tracer is None else tracer.events,
+        "trace_lost": 0 if tracer is None else tracer.lost,
         "others_moves": sum(1 for mv in moves if mv["others"] >= 0.05),
         "others_ms": held,
         **p50_p99("less_others", [mv["runner"] - mv["others"] for mv in moves]),
@@ -840,6 +845,8 @@ def main() -> int:
     )
     if r["traced"]:
         print()
+        if r["trace_lost"]:
+            print(f"(The trace's buffer lost {r['trace_lost']} events: waits may be missed.)")
         top = sorted(r["others_ms"].items(), key=lambda kv: -kv[1])[:4]
         print(
             f"Other tasks on the runner's CPU (traced) held it during {r['others_moves']} "

@@ -15,7 +15,9 @@ used whatever it did. Needs root and tracefs; the tracer's settings are put back
 from __future__ import annotations
 
 import bisect
+import os
 import re
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -26,7 +28,9 @@ _EXIT_FILTER = "events/raw_syscalls/sys_exit/filter"
 #: the measured runner's tasks and its engines' (bench/instant_engine.c or .py): on the
 #: runner's CPU these are its own; any other Python there counts as its own too (the
 #: figure then errs against the runner)
-OWN_COMMS = frozenset(("python", "python3", "instant_engine"))
+OWN_COMMS = frozenset(
+    ("python", "python3", Path(sys.executable).name[:15], "instant_engine")  # (comm: 15)
+)
 _SWITCH = re.compile(
     r"\[(\d+)\]\s+\S+\s+([\d.]+): sched_switch: prev_comm=(.+?) prev_pid=(\d+) "
     r"prev_prio=\d+ prev_state=(\S+) ==> next_comm=(.+?) next_pid=(\d+) "
@@ -34,19 +38,22 @@ _SWITCH = re.compile(
 #: a line's task (the one running as the event came), its CPU and stamp
 _TASK = re.compile(r"^\s*(.+)-(\d+)\s+\[(\d+)\]\s+\S+\s+([\d.]+): ")
 _WAKEUP = re.compile(r"\s([\d.]+): sched_wakeup: comm=(.+?) pid=(\d+) prio=\d+ target_cpu=(\d+)")
-_SETTINGS = ("trace_clock", "buffer_size_kb", "set_event", _EXIT_FILTER)
+#: (put back in the reverse order: tracing_on last)
+_SETTINGS = ("tracing_on", "trace_clock", "buffer_size_kb", "set_event", _EXIT_FILTER)
+_LOST = re.compile(r"entries-in-buffer/entries-written: (\d+)/(\d+)")
 
 Spans = list[tuple[float, float]]
 
 
 class CpuTrace:
-    """ftrace's task switches and wake-ups while the bench runs (start, then stop)."""
+    """ftrace's record while the bench runs: start, halt as the run ends, collect."""
 
     def __init__(self, cpus: set[int], keep: Path | None = None) -> None:
         self.cpus = cpus
         self.keep = keep  # (a copy of the raw record, ftrace's text, for a closer look)
         self._saved: dict[str, str] = {}
-        self.events = 0  # switches on the runner's CPUs and wake-ups to them
+        self.events = 0  # on the runner's CPUs, and its tasks' wake-ups to them
+        self.lost = 0  # events the buffer had no room for (the figures then miss waits)
         #: the disjoint spans (s) in which the runner's tasks waited while others ran,
         #: and who was switched in as each began
         self.starts: list[float] = []
@@ -58,10 +65,8 @@ class CpuTrace:
         """None, or why tracing cannot be used here."""
         if not (TRACEFS / "trace").exists():
             return f"no tracefs at {TRACEFS} (mount -t tracefs nodev {TRACEFS}, as root)"
-        try:
-            (TRACEFS / "tracing_on").write_text("0")
-        except OSError as exc:
-            return f"cannot use ftrace ({exc}): run as root"
+        if not os.access(TRACEFS / "tracing_on", os.W_OK):
+            return "cannot use ftrace: run as root"
         return None
 
     def _set(self, name: str, value: str) -> None:
@@ -72,11 +77,18 @@ class CpuTrace:
             text = (TRACEFS / name).read_text()
             if name == "trace_clock":  # "[local] global mono ..." -> the one in brackets
                 text = re.search(r"\[(\w+)\]", text).group(1)  # type: ignore[union-attr]
-            elif name == "buffer_size_kb":  # "1408 (expanded: 16384)" -> 1408
-                text = text.split()[0]
+            elif name == "buffer_size_kb":  # "7 (expanded: 1408)": 1408 once in use
+                text = text.split()[-1].rstrip(")")
             elif name == _EXIT_FILTER and text.strip() == "none":
                 text = "0"  # (clears a filter)
             self._saved[name] = text.strip()
+        try:
+            self._begin()
+        except OSError:
+            self._put_back()
+            raise
+
+    def _begin(self) -> None:
         self._set("tracing_on", "0")
         self._set("trace_clock", "mono")
         self._set("buffer_size_kb", "32768")
@@ -87,18 +99,28 @@ class CpuTrace:
         self._set("trace", "")
         self._set("tracing_on", "1")
 
-    def stop(self) -> None:
-        """Stop, read the record, put the tracer's settings back."""
+    def halt(self) -> None:
+        """Stop recording (at once, as the run ends; :meth:`collect` reads it later)."""
         self._set("tracing_on", "0")
+
+    def collect(self) -> None:
+        """Read the record, then put the tracer's settings back."""
         try:
             text = (TRACEFS / "trace").read_text()
             if self.keep is not None:
                 self.keep.write_text(text)
+            if (lost := _LOST.search(text)) is not None:
+                self.lost = int(lost.group(2)) - int(lost.group(1))
             self._read(text.splitlines())
         finally:
-            self._set("trace", "")
-            for name in reversed(_SETTINGS):
-                self._set(name, self._saved.get(name, ""))
+            self._put_back()
+
+    def _put_back(self) -> None:
+        self._set("tracing_on", "0")
+        self._set("trace", "")
+        for name in reversed(_SETTINGS):
+            if name in self._saved:
+                self._set(name, self._saved[name])
 
     def _read(self, lines: list[str]) -> None:
         running: Spans = []  # the runner's tasks on its CPUs
@@ -148,16 +170,18 @@ class CpuTrace:
             i = bisect.bisect_right(when, a) - 1
             self.holder.append(switched_in[i][1] if i >= 0 else "?")
 
-    def others(self, start: float, end: float) -> dict[str, float]:
-        """Seconds within [start, end] the runner's tasks waited while others held the
-        CPU, by the task switched in last before each wait began."""
+    def others(self, start: float, end: float, but: Spans | None = None) -> dict[str, float]:
+        """Seconds within [start, end], less the spans ``but`` (the engine's own time,
+        counted apart), in which the runner's tasks waited while others held the CPU, by
+        the task switched in last before each wait began."""
         held: dict[str, float] = defaultdict(float)
-        i = max(0, bisect.bisect_right(self.starts, start) - 1)
-        while i < len(self.starts) and self.starts[i] < end:
-            overlap = min(self.ends[i], end) - max(self.starts[i], start)
-            if overlap > 0:
-                held[self.holder[i]] += overlap
-            i += 1
+        for a, b in _minus([(start, end)], _union(but or [])):
+            i = max(0, bisect.bisect_right(self.starts, a) - 1)
+            while i < len(self.starts) and self.starts[i] < b:
+                overlap = min(self.ends[i], b) - max(self.starts[i], a)
+                if overlap > 0:
+                    held[self.holder[i]] += overlap
+                i += 1
         return dict(held)
 
 

@@ -105,7 +105,7 @@ def test_bench_bot_traced_tiny_run(tmp_path: Path) -> None:
         "bot.py", "--pin", "--trace", "--games", "2", "--concurrency", "2",
         "--opponent-ms", "500", json_to=tmp_path / "bot.json",
     )  # fmt: skip
-    assert res["traced"] and res["trace_events"] > 0, res
+    assert res["traced"] and res["trace_events"] > 0 and res["trace_lost"] == 0, res
     assert "Other tasks on the runner's CPU (traced)" in stdout, stdout
     for at, runner, _, _, others in res["each_move"]:
         assert 0 <= others <= runner + 0.05, (at, runner, others)  # (within the move)
