@@ -137,18 +137,18 @@ class Matchmaker:
                 pair = await self.arena.presence.queues.pop_pair(key, max_gap=gap)
                 if pair is None:
                     return
-                await self._start_matched(pair)
+                await self._start_matched(pair, key)
             finally:
                 settled.set()
                 if self._pairing.get(key) is settled:
                     del self._pairing[key]
 
-    async def _start_matched(self, pair: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    async def _start_matched(self, pair: tuple[dict[str, Any], dict[str, Any]], key: str) -> None:
         a, b = pair
         sa, sb = self.arena.sessions.get(a["player"]), self.arena.sessions.get(b["player"])
         if sa is None or sb is None:  # queued on another node (several nodes)
-            sa = sa or await self.arena.cluster.remote_session(a["player"], sb)
-            sb = sb or await self.arena.cluster.remote_session(b["player"], sa)
+            sa = sa or await self.arena.cluster.remote_session(a["player"], key)
+            sb = sb or await self.arena.cluster.remote_session(b["player"], key)
         live = [x for x in (sa, sb) if x is not None and x.conn is not None]
         if len(live) < 2:  # someone left meanwhile: put the other back
             await put_back(self.arena, [(e, s) for e, s in ((a, sa), (b, sb)) if s is not None])
@@ -169,7 +169,7 @@ class Matchmaker:
                     await put_back(self.arena, [(entry, s)])
             return
         try:
-            await self._seat_matched(a, b, sa, sb)
+            await self._seat_matched(a, b, sa, sb, key=key)
         except Exception as exc:  # both were dequeued: they must hear of it
             code = exc.code if isinstance(exc, ProtocolError) else ErrorCode.INTERNAL
             log.exception("matchmaking_failed", code=str(code))
@@ -187,7 +187,10 @@ class Matchmaker:
         sa: Session,
         sb: Session,
         challenge: str | None = None,
+        key: str | None = None,
     ) -> None:
+        """Seat a pair, taken off the quick-match queue ``key`` or from an accepted
+        ``challenge``."""
         d = a["data"]
         tc = time_control_of(d)
         order = [sa, sb] if secrets.randbelow(2) else [sb, sa]
@@ -207,7 +210,12 @@ class Matchmaker:
             await put_back(self.arena, [(a, sa), (b, sb)])
             return
         for s in order:
-            s.queue = None
+            if challenge is not None and s.queue is not None and s.node in ("", self.arena.node):
+                # a game from a challenge: out of the quick-match queue too (one game)
+                await self.arena.presence.queues.cancel(s.queue, s.id)
+                s.queue = None
+            elif s.queue == key:  # (not one queued since the pair was taken off: it stands)
+                s.queue = None
             await self.arena.session_service.save(s)
 
 

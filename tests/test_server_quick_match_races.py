@@ -7,9 +7,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from structlog.testing import capture_logs
 
 from protocol import messages as m
+from server import matchmaking
 
 TRIES = 5
 
@@ -67,3 +69,122 @@ async def test_a_cancel_during_a_pairing_is_answered_after_its_matched(arena: An
     kinds = [msg.type for msg in ann.received]
     assert kinds.count("ack") == 1, kinds  # (the cancel's)
     assert "matched" in kinds[: kinds.index("ack")], kinds
+
+
+async def until(check: Any, what: str) -> None:
+    """Poll ``check()`` (a state of another node, no event to await) for up to 10 s."""
+    for _ in range(1000):
+        if await check():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"not {what} in 10 s")
+
+
+async def test_a_pair_across_nodes_that_falls_through_puts_the_other_back(
+    redis_url: str, redis_prefix: str, arena: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two nodes share a Redis. A node takes a pair off the queue: its own player and one
+    of the other node's. Its own player cancels and drops before the pair is seated, so
+    the pair falls through: the other player, still waiting, is put back in the queue.
+    (Before, the other node's player was put back only if the one who left had not
+    cancelled: its stand-in copied the partner's queue, and a pair of two players of
+    other nodes was never put back.)"""
+    # (the cancel waits this long for the pairing, which waits for the drop: the drop is
+    # seen once the cancel is answered)
+    monkeypatch.setattr(matchmaking, "PAIRING_WAIT_S", 0.2)
+    common = {"presence_url": redis_url, "prefix": redis_prefix, "lease_ttl": 30.0}
+    a = await arena.start(node="qa", **common)
+    ann = await arena.client("ann")  # on qa
+    b = await arena.start(node="qb", **common)
+    bob = await arena.client("bob")  # on qb
+    popped, go_on = asyncio.Event(), asyncio.Event()
+    pairing: list[Any] = []  # the node that took the pair off
+    for node in (a, b):
+
+        async def held(*args: Any, _pop: Any = node.presence.queues.pop_pair, _node: Any = node,
+                       **kwargs: Any) -> Any:  # fmt: skip
+            pair = await _pop(*args, **kwargs)
+            if pair is not None and not popped.is_set():
+                pairing.append(_node)
+                popped.set()
+                await go_on.wait()
+            return pair
+
+        node.presence.queues.pop_pair = held
+    try:
+        await bob.quick_match("collapsi", rated=False)
+        await ann.quick_match("collapsi", rated=False)
+        await asyncio.wait_for(popped.wait(), 10)
+        node = pairing[0]
+        mine, other = (ann, bob) if node is a else (bob, ann)
+        key = node.sessions[mine.session].queue
+        await mine.send(m.CancelQuickMatch())  # (answered once the pairing is settled)
+        await until(lambda: _is(node.sessions[mine.session].queue, None), "cancelled")
+        mine.abort()
+        await until(lambda: _is(node.sessions[mine.session].conn, None), "dropped")
+    finally:
+        go_on.set()
+
+    async def queued_again() -> bool:
+        return any(e["player"] == other.session for e in await node.presence.queues.waiting(key))
+
+    await until(queued_again, "put back")
+    assert not [x for x in other.received if x.type in ("matched", "error")], other.received
+
+
+async def _is(value: Any, expected: Any) -> bool:
+    return value is expected
+
+
+async def test_a_quick_match_sent_while_the_last_pair_is_seated_stands(arena: Any) -> None:
+    """A pair is taken off the queue, then seated; ann sends another ``quick_match`` in
+    between (for another variant). The pairing is not undone (its ``matched`` comes),
+    and the new request stands: ann is in that queue, and can cancel it. (Before, the
+    seating set her queue to none after the new entry was made: an entry no cancel
+    could reach, which could pair her again.)"""
+    node = await arena.start()
+    seating, go_on = asyncio.Event(), asyncio.Event()
+    seat = node.matchmaker._seat_matched
+
+    async def held_seat(*args: Any, **kwargs: Any) -> Any:
+        seating.set()
+        await go_on.wait()
+        return await seat(*args, **kwargs)
+
+    node.matchmaker._seat_matched = held_seat
+    ann, bob = await arena.client("ann"), await arena.client("bob")
+    await ann.quick_match("collapsi", rated=False)
+    await bob.quick_match("collapsi", rated=False)
+    async with asyncio.timeout(10):
+        await seating.wait()
+        await ann.quick_match("collapsi", variant="shifting", rated=False)
+        go_on.set()
+        await ann.next(type="matched")
+    key = node.sessions[ann.session].queue
+    assert key is not None and "shifting" in key, key
+    assert [e["player"] for e in await node.presence.queues.waiting(key)] == [ann.session]
+    await ann.cancel_quick_match()
+    assert await node.presence.queues.waiting(key) == []
+
+
+async def test_accepting_a_challenge_takes_both_out_of_the_quick_match_queue(
+    arena: Any,
+) -> None:
+    """A game from a challenge is one game, as a pairing is: the players queued for quick
+    match leave the queue (their entries go too), as PROTOCOL.md says. (Before, their
+    sessions forgot the queue but the entries stayed: a pairing could seat them again,
+    and no cancel could reach them.)"""
+    node = await arena.start()
+    ann, bob = await arena.client("ann"), await arena.client("bob")
+    await ann.quick_match("collapsi", variant="shifting", rated=False)
+    await bob.quick_match("collapsi", rated=False)  # (another queue: no pairing)
+    keys = [node.sessions[c.session].queue for c in (ann, bob)]
+    sent = await bob.challenge("ann", "collapsi")
+    challenged = await ann.next(type="challenged")
+    assert challenged.challenge == sent.challenge
+    await ann.accept_challenge(challenged.challenge)
+    await ann.next(type="matched")
+    await bob.next(type="matched")
+    for c, key in zip((ann, bob), keys, strict=True):
+        assert node.sessions[c.session].queue is None
+        assert await node.presence.queues.waiting(key) == [], key
