@@ -221,10 +221,10 @@ class Cluster(ForwardedCalls, NodeInbox, Sweeps, RemoteCatchUps):
         members = {sid: v["role"] for sid, v in (meta.get("members") or {}).items()}
         return RemoteRoom(self, room_id, owner, RoomSettings.from_dict(meta), members)
 
-    async def remote_session(self, sid: str, queue: str | None = None) -> Any:
+    async def remote_session(self, sid: str) -> Any:
         """A session connected to another live node, as a stand-in this node's matchmaker
-        can seat (its messages go through that node); None if it is gone. ``queue``: the
-        quick-match queue it was taken from (put back there if its pair falls through)."""
+        can seat (its messages go through that node, which keeps its queue); None if it
+        is gone."""
         data = await self.presence.sessions.get(sid)
         node = (data or {}).get("node")
         if not data or not data.get("player") or not node or node == self.node:
@@ -234,7 +234,6 @@ class Cluster(ForwardedCalls, NodeInbox, Sweeps, RemoteCatchUps):
         s = Session(sid, "", node)
         s.player = data["player"]
         s.rooms = set(data.get("rooms") or [])
-        s.queue = queue
         s.conn = RemoteConn(self, node, sid)  # type: ignore[assignment]
         self.routes[sid] = node
         self.names[sid] = s.player["name"]

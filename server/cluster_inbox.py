@@ -16,6 +16,7 @@ from protocol.outgoing import Outgoing
 from server import node_messages as nm
 from server import room_calls as rc
 from server.presence import PresenceError
+from server.quick_seating import left_queue, queued
 from server.room import Room
 from server.tasks import checkpoint
 
@@ -77,12 +78,16 @@ class NodeInbox:
                     arena.spawn(arena.session_service.save(s))
             case nm.Drop(sid):
                 arena.session_service.drop(sid)
-            case nm.Rooms(sid, rooms):  # another node's matchmaker put our session in a room
+            case nm.Rooms(sid, rooms, since):  # another node's matchmaker seated our session
                 s = arena.sessions.get(sid)
                 if s is not None:
                     s.rooms |= set(rooms)
-                    s.queue = None
+                    arena.spawn(left_queue(arena, s, since))
                     arena.spawn(arena.session_service.save(s))
+            case nm.Requeue(sid, queue, rating, data):
+                s = arena.sessions.get(sid)
+                if s is not None and s.conn is not None and queued(s, queue, data):
+                    arena.spawn(arena.presence.queues.add(queue, sid, rating, data))
             case nm.Resync():
                 self._attach_all()
             case nm.Attach(room_id, origin):  # the room's owner took it (back) over: follow it

@@ -17,7 +17,7 @@ from protocol.codec import to_wire
 from protocol.errors import ErrorCode, ProtocolError
 from server.connection import Connection
 from server.host import Handler, Host
-from server.quick_seating import PairGone, put_back, seat_pair, unseat
+from server.quick_seating import PairGone, left_queue, put_back, seat_pair, unseat
 from server.ratings import Rating
 from server.sessions import Session
 from server.tasks import checkpoint
@@ -66,13 +66,13 @@ class Matchmaker:
         if not msg.bots and not s.player.get("bot"):  # type: ignore[union-attr]
             key += "/humans"  # the bot pool is the plain queue; this one has no bots
         rating = Rating.from_dict(await self.arena.presence.ratings.get(msg.game, s.player["name"]))  # type: ignore[index]
-        s.queue = key
+        s.queue, s.queued_at = key, time.monotonic()
         await self.arena.presence.queues.add(
             key,
             s.id,
             rating.rating,
             {
-                "since": time.monotonic(),
+                "since": s.queued_at,
                 "game": msg.game,
                 "rules": rules,
                 "variant": variant,
@@ -145,13 +145,11 @@ class Matchmaker:
 
     async def _start_matched(self, pair: tuple[dict[str, Any], dict[str, Any]], key: str) -> None:
         a, b = pair
-        sa, sb = self.arena.sessions.get(a["player"]), self.arena.sessions.get(b["player"])
-        if sa is None or sb is None:  # queued on another node (several nodes)
-            sa = sa or await self.arena.cluster.remote_session(a["player"], key)
-            sb = sb or await self.arena.cluster.remote_session(b["player"], key)
+        sa, sb = await self._session_of(a), await self._session_of(b)
         live = [x for x in (sa, sb) if x is not None and x.conn is not None]
         if len(live) < 2:  # someone left meanwhile: put the other back
-            await put_back(self.arena, [(e, s) for e, s in ((a, sa), (b, sb)) if s is not None])
+            pairs = [(e, s) for e, s in ((a, sa), (b, sb)) if s is not None]
+            await put_back(self.arena, pairs, key)
             return
         assert sa is not None and sb is not None
         full = [x for x in (sa, sb) if self.arena.registry.at_limit(x)]
@@ -166,7 +164,7 @@ class Matchmaker:
                         )
                     )
                 else:
-                    await put_back(self.arena, [(entry, s)])
+                    await put_back(self.arena, [(entry, s)], key)
             return
         try:
             await self._seat_matched(a, b, sa, sb, key=key)
@@ -179,6 +177,14 @@ class Matchmaker:
                     s.conn.send(
                         m.Error(code=code, message="quick match failed: please queue again")
                     )
+
+    async def _session_of(self, entry: dict[str, Any]) -> Session | None:
+        """A queue entry's session: this node's, or a stand-in for another node's (queued
+        there with this entry); None if it is gone."""
+        s = self.arena.sessions.get(entry["player"])
+        if s is None and (s := await self.arena.cluster.remote_session(entry["player"])):
+            s.queued_at = entry["data"]["since"]
+        return s
 
     async def _seat_matched(
         self,
@@ -207,15 +213,12 @@ class Matchmaker:
                 s.rooms.discard(room.id)
             with contextlib.suppress(ProtocolError):
                 await room.ask(unseat, room)
-            await put_back(self.arena, [(a, sa), (b, sb)])
+            await put_back(self.arena, [(a, sa), (b, sb)], key)
             return
-        for s in order:
-            if challenge is not None and s.queue is not None and s.node in ("", self.arena.node):
-                # a game from a challenge: out of the quick-match queue too (one game)
-                await self.arena.presence.queues.cancel(s.queue, s.id)
-                s.queue = None
-            elif s.queue == key:  # (not one queued since the pair was taken off: it stands)
-                s.queue = None
+        since = {e["player"]: e["data"]["since"] for e in (a, b)} if key is not None else {}
+        for s in order:  # out of the queue (another node's: by its node, told as it is saved)
+            if s.node in ("", self.arena.node):
+                await left_queue(self.arena, s, since.get(s.id))
             await self.arena.session_service.save(s)
 
 

@@ -68,10 +68,24 @@ class Drop:
 
 @dataclass(frozen=True, slots=True)
 class Rooms:
-    """Another node's matchmaker seated the receiver's session in these rooms."""
+    """Another node's matchmaker seated the receiver's session in these rooms: from its
+    queue entry of ``since`` (it leaves the queue if that is still its entry), or from a
+    challenge (``since`` None: it leaves the queue)."""
 
     session: str
     rooms: list[str]
+    since: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Requeue:
+    """Another node took the session's entry off ``queue`` and could not seat the pair:
+    the receiver puts it back if the session still waits there with that entry."""
+
+    session: str
+    queue: str
+    rating: float
+    data: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +142,7 @@ NodeMessage = (
     | Forget
     | Drop
     | Rooms
+    | Requeue
     | Resync
     | Attach
     | ChallengeTo
@@ -164,7 +179,10 @@ def encode(msg: NodeMessage) -> dict[str, Any]:
     if type(msg) is Drop:
         return {"k": "drop", "s": msg.session}
     if type(msg) is Rooms:
-        return {"k": "rooms", "s": msg.session, "rooms": msg.rooms}
+        rooms = {"k": "rooms", "s": msg.session, "rooms": msg.rooms}
+        return rooms if msg.since is None else {**rooms, "since": msg.since}
+    if type(msg) is Requeue:
+        return {"k": "requeue", "s": msg.session, "q": msg.queue, "r": msg.rating, "d": msg.data}
     if type(msg) is Resync:
         return {"k": "resync", "from": msg.origin}
     if type(msg) is Attach:
@@ -202,7 +220,9 @@ def decode(data: dict[str, Any]) -> NodeMessage:
         if k == "drop":
             return Drop(data["s"])
         if k == "rooms":
-            return Rooms(data["s"], data["rooms"])
+            return Rooms(data["s"], data["rooms"], data.get("since"))
+        if k == "requeue":
+            return Requeue(data["s"], data["q"], data["r"], data["d"])
         if k == "resync":
             return Resync(data["from"])
         if k == "attach":

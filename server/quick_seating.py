@@ -13,9 +13,12 @@ Both players are members before the first ``player_joined``, so each gets both
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from protocol import messages as m
+from server import node_messages as nm
+from server.presence import PresenceError
 
 if TYPE_CHECKING:
     from server.host import Host as Arena
@@ -58,8 +61,36 @@ async def unseat(room: Room) -> None:
     await room.close("empty")
 
 
-async def put_back(arena: Arena, entries: list[tuple[dict[str, Any], Session]]) -> None:
-    """Re-queue the players of a pair that could not be seated who are still here."""
+def queued(s: Session, queue: str, data: dict[str, Any]) -> bool:
+    """Whether ``s`` still waits in ``queue`` with the entry of ``data`` (not cancelled,
+    not queued again since)."""
+    return s.queue == queue and s.queued_at == data.get("since")
+
+
+async def left_queue(arena: Arena, s: Session, since: float | None) -> None:
+    """``s`` (this node's) was seated: from its queue entry of ``since``, out of the queue
+    if that is still its entry (one queued since stands); from a challenge (``since``
+    None), out of the queue, its entry too."""
+    if since is not None:
+        if s.queued_at == since:
+            s.queue = None
+        return
+    if s.queue is not None:
+        key, s.queue = s.queue, None
+        with contextlib.suppress(PresenceError):
+            await arena.presence.queues.cancel(key, s.id)
+
+
+async def put_back(
+    arena: Arena, entries: list[tuple[dict[str, Any], Session]], key: str | None
+) -> None:
+    """Re-queue the players of a pair taken off ``key`` that could not be seated, if they
+    still wait there with that entry (a player of another node: by its node, which
+    knows); none for a challenge's pair (``key`` None: taken off no queue)."""
+    if key is None:
+        return
     for entry, s in entries:
-        if still_here(arena, s) and s.queue is not None:
-            await arena.presence.queues.add(s.queue, s.id, entry["rating"], entry["data"])
+        if s.node not in ("", arena.node):
+            arena.cluster.send(s.node, nm.Requeue(s.id, key, entry["rating"], entry["data"]))
+        elif still_here(arena, s) and queued(s, key, entry["data"]):
+            await arena.presence.queues.add(key, s.id, entry["rating"], entry["data"])

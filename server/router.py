@@ -50,7 +50,7 @@ class LocalRouter:
         """Whether a session this node does not hold may resume here (another node's)."""
         return False
 
-    async def remote_session(self, sid: str, queue: str | None = None) -> Any:
+    async def remote_session(self, sid: str) -> Any:
         return None
 
     def cached_room(self, room_id: str) -> Any:

@@ -35,6 +35,8 @@ class Session:
         self.conn: Connection | None = None
         self.rooms: set[str] = set()
         self.queue: str | None = None
+        #: its queue entry's ``since``: a pairing of an older entry leaves a newer one be
+        self.queued_at: float | None = None
         self.expiry: asyncio.TimerHandle | None = None
         #: rooms whose catch-up the resumed connection still waits for (their events wait too)
         self.resuming: set[str] = set()
@@ -102,7 +104,7 @@ class SessionService:
         asked for in one loop step go to presence in one call (``update_sessions``),
         each session's data as it is then: under load, several per call."""
         if s.node and s.node != self.arena.node:  # another node's, matched from here
-            self.arena.cluster.send(s.node, nm.Rooms(s.id, sorted(s.rooms)))
+            self.arena.cluster.send(s.node, nm.Rooms(s.id, sorted(s.rooms), s.queued_at))
             return None
         self._unsaved[s.id] = s
         saving = self._saving

@@ -60,7 +60,19 @@ messages = st.one_of(
     st.builds(nm.Reply, st.integers(1, 2**40), st.none(), errors),
     st.builds(nm.Forget, text, text),
     st.builds(nm.Drop, text),
-    st.builds(nm.Rooms, text, st.lists(text, max_size=4)),
+    st.builds(
+        nm.Rooms,
+        text,
+        st.lists(text, max_size=4),
+        st.none() | st.floats(allow_nan=False, allow_infinity=False),
+    ),
+    st.builds(
+        nm.Requeue,
+        text,
+        text,
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.dictionaries(text, json_values),
+    ),
     st.builds(nm.Resync, text),
     st.builds(nm.Attach, text, text),
     st.builds(
@@ -110,6 +122,19 @@ def test_the_wire_keeps_its_short_keys() -> None:
     assert nm.encode(nm.Forget("s1", "r1")) == {"k": "forget", "s": "s1", "room": "r1"}
     assert nm.encode(nm.Drop("s1")) == {"k": "drop", "s": "s1"}
     assert nm.encode(nm.Rooms("s1", ["r1"])) == {"k": "rooms", "s": "s1", "rooms": ["r1"]}
+    assert nm.encode(nm.Rooms("s1", ["r1"], 2.5)) == {
+        "k": "rooms",
+        "s": "s1",
+        "rooms": ["r1"],
+        "since": 2.5,
+    }
+    assert nm.encode(nm.Requeue("s1", "q", 1500.0, {"since": 2.5})) == {
+        "k": "requeue",
+        "s": "s1",
+        "q": "q",
+        "r": 1500.0,
+        "d": {"since": 2.5},
+    }
     assert nm.encode(nm.Resync("n2")) == {"k": "resync", "from": "n2"}
     assert nm.encode(nm.Attach("r1", "n2")) == {"k": "attach", "room": "r1", "from": "n2"}
     assert nm.encode(nm.CatchUpFrom("s1", "r1", 3, 9, 4)) == {

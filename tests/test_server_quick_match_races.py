@@ -12,6 +12,7 @@ from structlog.testing import capture_logs
 
 from protocol import messages as m
 from server import matchmaking
+from server import node_messages as nm
 
 TRIES = 5
 
@@ -132,16 +133,81 @@ async def test_a_pair_across_nodes_that_falls_through_puts_the_other_back(
     assert not [x for x in other.received if x.type in ("matched", "error")], other.received
 
 
+async def test_a_player_of_another_node_who_cancelled_is_not_put_back(
+    redis_url: str, redis_prefix: str, arena: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As above, but the other node's player cancels on its own node while the pair is
+    taken off: when the pair falls through, it is not put back (its node, which knows
+    it cancelled, decides), and stays out of the queue. The same pair falling through
+    without that cancel puts it back (the test above)."""
+    monkeypatch.setattr(matchmaking, "PAIRING_WAIT_S", 0.2)
+    common = {"presence_url": redis_url, "prefix": redis_prefix, "lease_ttl": 30.0}
+    a = await arena.start(node="qc", **common)
+    ann = await arena.client("ann")  # on qc
+    b = await arena.start(node="qd", **common)
+    bob = await arena.client("bob")  # on qd
+    popped, go_on = asyncio.Event(), asyncio.Event()
+    pairing: list[Any] = []
+    for node in (a, b):
+
+        async def held(*args: Any, _pop: Any = node.presence.queues.pop_pair, _node: Any = node,
+                       **kwargs: Any) -> Any:  # fmt: skip
+            pair = await _pop(*args, **kwargs)
+            if pair is not None and not popped.is_set():
+                pairing.append(_node)
+                popped.set()
+                await go_on.wait()
+            return pair
+
+        node.presence.queues.pop_pair = held
+    try:
+        await bob.quick_match("collapsi", rated=False)
+        await ann.quick_match("collapsi", rated=False)
+        await asyncio.wait_for(popped.wait(), 10)
+        node = pairing[0]
+        mine, other = (ann, bob) if node is a else (bob, ann)
+        others_node = b if node is a else a
+        key = node.sessions[mine.session].queue
+        await other.cancel_quick_match()  # (on its own node: its entry was taken already)
+        added: list[str] = []  # whom the other node queues from now on
+        add = others_node.presence.queues.add
+
+        def told_add(queue: str, sid: str, *rest: Any) -> Any:
+            added.append(sid)
+            return add(queue, sid, *rest)
+
+        others_node.presence.queues.add = told_add
+        mine.abort()
+        await until(lambda: _is(node.sessions[mine.session].conn, None), "dropped")
+        settled = node.matchmaker._pairing[key]
+    finally:
+        go_on.set()
+    await asyncio.wait_for(settled.wait(), 10)  # the pair fell through
+    assert await node.presence.queues.waiting(key) == []  # (not put back from here)
+    # the put-back went to the other node, which knows it cancelled; a message sent
+    # after it (the bus keeps their order) marks when it has been handled
+    marker = nm.Rooms(other.session, ["r-marker"], -1.0)  # (of no queue entry)
+    node.cluster.send(others_node.node, marker)
+    seen = others_node.sessions[other.session].rooms
+    await until(lambda: _is("r-marker" in seen, True), "the marker")
+    assert added == [] and others_node.sessions[other.session].queue is None
+    assert await node.presence.queues.waiting(key) == []
+
+
 async def _is(value: Any, expected: Any) -> bool:
     return value is expected
 
 
-async def test_a_quick_match_sent_while_the_last_pair_is_seated_stands(arena: Any) -> None:
+@pytest.mark.parametrize("variant", ["base", "shifting"])
+async def test_a_quick_match_sent_while_the_last_pair_is_seated_stands(
+    arena: Any, variant: str
+) -> None:
     """A pair is taken off the queue, then seated; ann sends another ``quick_match`` in
-    between (for another variant). The pairing is not undone (its ``matched`` comes),
-    and the new request stands: ann is in that queue, and can cancel it. (Before, the
-    seating set her queue to none after the new entry was made: an entry no cancel
-    could reach, which could pair her again.)"""
+    between (for the same queue, as a bot queues again at once, or another). The
+    pairing is not undone (its ``matched`` comes), and the new request stands: ann is
+    in that queue, and can cancel it. (Before, the seating set her queue to none after
+    the new entry was made: an entry no cancel could reach, which could pair her
+    again.)"""
     node = await arena.start()
     seating, go_on = asyncio.Event(), asyncio.Event()
     seat = node.matchmaker._seat_matched
@@ -157,11 +223,11 @@ async def test_a_quick_match_sent_while_the_last_pair_is_seated_stands(arena: An
     await bob.quick_match("collapsi", rated=False)
     async with asyncio.timeout(10):
         await seating.wait()
-        await ann.quick_match("collapsi", variant="shifting", rated=False)
+        await ann.quick_match("collapsi", variant=variant, rated=False)
         go_on.set()
         await ann.next(type="matched")
     key = node.sessions[ann.session].queue
-    assert key is not None and "shifting" in key, key
+    assert key is not None and f"/{variant}/" in key, key
     assert [e["player"] for e in await node.presence.queues.waiting(key)] == [ann.session]
     await ann.cancel_quick_match()
     assert await node.presence.queues.waiting(key) == []
