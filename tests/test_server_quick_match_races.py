@@ -5,6 +5,9 @@ clients on loopback; several tries, each racing a logout with the pairing."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -81,6 +84,53 @@ async def until(check: Any, what: str) -> None:
     raise AssertionError(f"not {what} in 10 s")
 
 
+@dataclass
+class HeldPair:
+    """A pair of players of two nodes taken off the queue by ``node`` (``mine`` is its
+    own player, ``other`` the other node's), held there until the block ends."""
+
+    node: Any
+    others_node: Any
+    mine: Any
+    other: Any
+    key: str
+
+
+@contextlib.asynccontextmanager
+async def held_pair(
+    arena: Any, redis_url: str, redis_prefix: str, names: tuple[str, str]
+) -> AsyncIterator[HeldPair]:
+    common = {"presence_url": redis_url, "prefix": redis_prefix, "lease_ttl": 30.0}
+    a = await arena.start(node=names[0], **common)
+    ann = await arena.client("ann")  # on the first node
+    b = await arena.start(node=names[1], **common)
+    bob = await arena.client("bob")  # on the second
+    popped, go_on = asyncio.Event(), asyncio.Event()
+    pairing: list[Any] = []  # the node that took the pair off (either may)
+    for node in (a, b):
+
+        async def held(*args: Any, _pop: Any = node.presence.queues.pop_pair, _node: Any = node,
+                       **kwargs: Any) -> Any:  # fmt: skip
+            pair = await _pop(*args, **kwargs)
+            if pair is not None and not popped.is_set():
+                pairing.append(_node)
+                popped.set()
+                await go_on.wait()
+            return pair
+
+        node.presence.queues.pop_pair = held
+    try:
+        await bob.quick_match("collapsi", rated=False)
+        await ann.quick_match("collapsi", rated=False)
+        await asyncio.wait_for(popped.wait(), 10)
+        node = pairing[0]
+        mine, other = (ann, bob) if node is a else (bob, ann)
+        key = node.sessions[mine.session].queue
+        yield HeldPair(node, b if node is a else a, mine, other, key)
+    finally:
+        go_on.set()
+
+
 async def test_a_pair_across_nodes_that_falls_through_puts_the_other_back(
     redis_url: str, redis_prefix: str, arena: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -93,44 +143,18 @@ async def test_a_pair_across_nodes_that_falls_through_puts_the_other_back(
     # (the cancel waits this long for the pairing, which waits for the drop: the drop is
     # seen once the cancel is answered)
     monkeypatch.setattr(matchmaking, "PAIRING_WAIT_S", 0.2)
-    common = {"presence_url": redis_url, "prefix": redis_prefix, "lease_ttl": 30.0}
-    a = await arena.start(node="qa", **common)
-    ann = await arena.client("ann")  # on qa
-    b = await arena.start(node="qb", **common)
-    bob = await arena.client("bob")  # on qb
-    popped, go_on = asyncio.Event(), asyncio.Event()
-    pairing: list[Any] = []  # the node that took the pair off
-    for node in (a, b):
-
-        async def held(*args: Any, _pop: Any = node.presence.queues.pop_pair, _node: Any = node,
-                       **kwargs: Any) -> Any:  # fmt: skip
-            pair = await _pop(*args, **kwargs)
-            if pair is not None and not popped.is_set():
-                pairing.append(_node)
-                popped.set()
-                await go_on.wait()
-            return pair
-
-        node.presence.queues.pop_pair = held
-    try:
-        await bob.quick_match("collapsi", rated=False)
-        await ann.quick_match("collapsi", rated=False)
-        await asyncio.wait_for(popped.wait(), 10)
-        node = pairing[0]
-        mine, other = (ann, bob) if node is a else (bob, ann)
-        key = node.sessions[mine.session].queue
-        await mine.send(m.CancelQuickMatch())  # (answered once the pairing is settled)
-        await until(lambda: _is(node.sessions[mine.session].queue, None), "cancelled")
-        mine.abort()
-        await until(lambda: _is(node.sessions[mine.session].conn, None), "dropped")
-    finally:
-        go_on.set()
+    async with held_pair(arena, redis_url, redis_prefix, ("qa", "qb")) as p:
+        await p.mine.send(m.CancelQuickMatch())  # (answered once the pairing is settled)
+        await until(lambda: _is(p.node.sessions[p.mine.session].queue, None), "cancelled")
+        p.mine.abort()
+        await until(lambda: _is(p.node.sessions[p.mine.session].conn, None), "dropped")
 
     async def queued_again() -> bool:
-        return any(e["player"] == other.session for e in await node.presence.queues.waiting(key))
+        waiting = await p.node.presence.queues.waiting(p.key)
+        return any(e["player"] == p.other.session for e in waiting)
 
     await until(queued_again, "put back")
-    assert not [x for x in other.received if x.type in ("matched", "error")], other.received
+    assert not [x for x in p.other.received if x.type in ("matched", "error")]
 
 
 async def test_a_player_of_another_node_who_cancelled_is_not_put_back(
@@ -141,57 +165,29 @@ async def test_a_player_of_another_node_who_cancelled_is_not_put_back(
     it cancelled, decides), and stays out of the queue. The same pair falling through
     without that cancel puts it back (the test above)."""
     monkeypatch.setattr(matchmaking, "PAIRING_WAIT_S", 0.2)
-    common = {"presence_url": redis_url, "prefix": redis_prefix, "lease_ttl": 30.0}
-    a = await arena.start(node="qc", **common)
-    ann = await arena.client("ann")  # on qc
-    b = await arena.start(node="qd", **common)
-    bob = await arena.client("bob")  # on qd
-    popped, go_on = asyncio.Event(), asyncio.Event()
-    pairing: list[Any] = []
-    for node in (a, b):
-
-        async def held(*args: Any, _pop: Any = node.presence.queues.pop_pair, _node: Any = node,
-                       **kwargs: Any) -> Any:  # fmt: skip
-            pair = await _pop(*args, **kwargs)
-            if pair is not None and not popped.is_set():
-                pairing.append(_node)
-                popped.set()
-                await go_on.wait()
-            return pair
-
-        node.presence.queues.pop_pair = held
-    try:
-        await bob.quick_match("collapsi", rated=False)
-        await ann.quick_match("collapsi", rated=False)
-        await asyncio.wait_for(popped.wait(), 10)
-        node = pairing[0]
-        mine, other = (ann, bob) if node is a else (bob, ann)
-        others_node = b if node is a else a
-        key = node.sessions[mine.session].queue
-        await other.cancel_quick_match()  # (on its own node: its entry was taken already)
-        added: list[str] = []  # whom the other node queues from now on
-        add = others_node.presence.queues.add
+    added: list[str] = []  # whom the other node queues once the cancel is in
+    async with held_pair(arena, redis_url, redis_prefix, ("qc", "qd")) as p:
+        await p.other.cancel_quick_match()  # (on its own node: its entry was taken already)
+        add = p.others_node.presence.queues.add
 
         def told_add(queue: str, sid: str, *rest: Any) -> Any:
             added.append(sid)
             return add(queue, sid, *rest)
 
-        others_node.presence.queues.add = told_add
-        mine.abort()
-        await until(lambda: _is(node.sessions[mine.session].conn, None), "dropped")
-        settled = node.matchmaker._pairing[key]
-    finally:
-        go_on.set()
+        p.others_node.presence.queues.add = told_add
+        p.mine.abort()
+        await until(lambda: _is(p.node.sessions[p.mine.session].conn, None), "dropped")
+        settled = p.node.matchmaker._pairing[p.key]
     await asyncio.wait_for(settled.wait(), 10)  # the pair fell through
-    assert await node.presence.queues.waiting(key) == []  # (not put back from here)
+    assert await p.node.presence.queues.waiting(p.key) == []  # (not put back from here)
     # the put-back went to the other node, which knows it cancelled; a message sent
     # after it (the bus keeps their order) marks when it has been handled
-    marker = nm.Rooms(other.session, ["r-marker"], -1.0)  # (of no queue entry)
-    node.cluster.send(others_node.node, marker)
-    seen = others_node.sessions[other.session].rooms
+    marker = nm.Rooms(p.other.session, ["r-marker"], -1.0)  # (of no queue entry)
+    p.node.cluster.send(p.others_node.node, marker)
+    seen = p.others_node.sessions[p.other.session].rooms
     await until(lambda: _is("r-marker" in seen, True), "the marker")
-    assert added == [] and others_node.sessions[other.session].queue is None
-    assert await node.presence.queues.waiting(key) == []
+    assert added == [] and p.others_node.sessions[p.other.session].queue is None
+    assert await p.node.presence.queues.waiting(p.key) == []
 
 
 async def _is(value: Any, expected: Any) -> bool:
