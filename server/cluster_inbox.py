@@ -16,7 +16,7 @@ from protocol.outgoing import Outgoing
 from server import node_messages as nm
 from server import room_calls as rc
 from server.presence import PresenceError
-from server.quick_seating import left_queue, queued
+from server.quick_seating import left_queue, requeue
 from server.room import Room
 from server.tasks import checkpoint
 
@@ -82,12 +82,15 @@ class NodeInbox:
                 s = arena.sessions.get(sid)
                 if s is not None:
                     s.rooms |= set(rooms)
-                    arena.spawn(left_queue(arena, s, since))
+                    if since is not None:  # (from that queue entry)
+                        arena.spawn(left_queue(arena, s, since))
                     arena.spawn(arena.session_service.save(s))
+            case nm.LeaveQueue(sid):
+                if (s := arena.sessions.get(sid)) is not None:
+                    arena.spawn(left_queue(arena, s, None))
             case nm.Requeue(sid, queue, rating, data):
-                s = arena.sessions.get(sid)
-                if s is not None and s.conn is not None and queued(s, queue, data):
-                    arena.spawn(arena.presence.queues.add(queue, sid, rating, data))
+                if (s := arena.sessions.get(sid)) is not None:
+                    arena.spawn(requeue(arena, s, queue, rating, data))
             case nm.Resync():
                 self._attach_all()
             case nm.Attach(room_id, origin):  # the room's owner took it (back) over: follow it

@@ -15,6 +15,7 @@ from engine.base import SetupError
 from protocol import messages as m
 from protocol.codec import to_wire
 from protocol.errors import ErrorCode, ProtocolError
+from server import node_messages as nm
 from server.connection import Connection
 from server.host import Handler, Host
 from server.quick_seating import PairGone, left_queue, put_back, seat_pair, unseat
@@ -60,26 +61,27 @@ class Matchmaker:
         if msg.rated and s.player and s.player.get("guest"):
             raise ProtocolError(ErrorCode.FORBIDDEN, "rated games need a claimed name (a token)")
         self.arena.registry.check_game_cap(s)
-        if s.queue is not None:
-            await self.arena.presence.queues.cancel(s.queue, s.id)
         key = self._queue_key(msg.game, rules, variant, msg.time_control, msg.rated)
         if not msg.bots and not s.player.get("bot"):  # type: ignore[union-attr]
             key += "/humans"  # the bot pool is the plain queue; this one has no bots
         rating = Rating.from_dict(await self.arena.presence.ratings.get(msg.game, s.player["name"]))  # type: ignore[index]
-        s.queue, s.queued_at = key, time.monotonic()
-        await self.arena.presence.queues.add(
-            key,
-            s.id,
-            rating.rating,
-            {
-                "since": s.queued_at,
-                "game": msg.game,
-                "rules": rules,
-                "variant": variant,
-                "time_control": to_wire(msg.time_control),
-                "rated": msg.rated,
-            },
-        )
+        async with s.queue_lock:
+            if s.queue is not None:
+                await self.arena.presence.queues.cancel(s.queue, s.id)
+            s.queue, s.queued_at = key, time.monotonic()
+            await self.arena.presence.queues.add(
+                key,
+                s.id,
+                rating.rating,
+                {
+                    "since": s.queued_at,
+                    "game": msg.game,
+                    "rules": rules,
+                    "variant": variant,
+                    "time_control": to_wire(msg.time_control),
+                    "rated": msg.rated,
+                },
+            )
         waiting = len(await self.arena.presence.queues.waiting(key))
         conn.send(
             m.Queued(
@@ -99,10 +101,11 @@ class Matchmaker:
         game from the queue: PROTOCOL.md, Quick match). Not put back if its opponent
         left."""
         s = self.arena.session_service.of_conn(conn)
-        key, s.queue = s.queue, None
-        # not in the queue any more: the queue's pairing under way may have taken it (on
-        # Redis, before this node's matchmaker has its pair back from pop_pair)
-        gone = key is not None and not await self.arena.presence.queues.cancel(key, s.id)
+        async with s.queue_lock:  # (not across the wait below: a put-back takes it)
+            key, s.queue = s.queue, None
+            # not in the queue any more: the queue's pairing under way may have taken it
+            # (on Redis, before this node's matchmaker has its pair back from pop_pair)
+            gone = key is not None and not await self.arena.presence.queues.cancel(key, s.id)
         if gone and (pairing := self._pairing.get(key)) is not None:  # type: ignore[arg-type]
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(PAIRING_WAIT_S):
@@ -156,7 +159,7 @@ class Matchmaker:
         if full:  # joined rooms while queued: out of the queue; the other waits on
             for entry, s in ((a, sa), (b, sb)):
                 if s in full:
-                    s.queue = None
+                    await self._out_of_queue(s, entry)
                     s.conn.send(  # type: ignore[union-attr]
                         m.Error(
                             code=ErrorCode.TOO_MANY_ROOMS,
@@ -171,12 +174,18 @@ class Matchmaker:
         except Exception as exc:  # both were dequeued: they must hear of it
             code = exc.code if isinstance(exc, ProtocolError) else ErrorCode.INTERNAL
             log.exception("matchmaking_failed", code=str(code))
-            for s in (sa, sb):
-                s.queue = None
+            for entry, s in ((a, sa), (b, sb)):
+                await self._out_of_queue(s, entry)
                 if s.conn is not None:
                     s.conn.send(
                         m.Error(code=code, message="quick match failed: please queue again")
                     )
+
+    async def _out_of_queue(self, s: Session, entry: dict[str, Any]) -> None:
+        """``s`` is out of the queue ``entry`` was taken from, if that is still its entry
+        (another node's keeps its own)."""
+        if s.node in ("", self.arena.node):
+            await left_queue(self.arena, s, entry["data"]["since"])
 
     async def _session_of(self, entry: dict[str, Any]) -> Session | None:
         """A queue entry's session: this node's, or a stand-in for another node's (queued
@@ -205,6 +214,8 @@ class Matchmaker:
         )
         for s in order:  # first: a logout from now on leaves this room (server.quick_seating)
             s.rooms.add(room.id)
+        if challenge is not None:  # out of their queues before the matched: one game
+            await self._leave_queues(order)
         try:
             await room.ask(seat_pair, self.arena, room, order, challenge)
         except (PairGone, ProtocolError) as exc:  # a player left meanwhile: expected
@@ -215,11 +226,20 @@ class Matchmaker:
                 await room.ask(unseat, room)
             await put_back(self.arena, [(a, sa), (b, sb)], key)
             return
-        since = {e["player"]: e["data"]["since"] for e in (a, b)} if key is not None else {}
+        entries = {e["player"]: e for e in (a, b)}
         for s in order:  # out of the queue (another node's: by its node, told as it is saved)
-            if s.node in ("", self.arena.node):
-                await left_queue(self.arena, s, since.get(s.id))
+            if key is not None:
+                await self._out_of_queue(s, entries[s.id])
             await self.arena.session_service.save(s)
+
+    async def _leave_queues(self, players: list[Session]) -> None:
+        """Take ``players`` out of their quick-match queues (another node's by its node:
+        told before the room's first event, which the bus brings after it)."""
+        for s in players:
+            if s.node in ("", self.arena.node):
+                await left_queue(self.arena, s, None)
+            else:
+                self.arena.cluster.send(s.node, nm.LeaveQueue(s.id))
 
 
 def time_control_of(d: dict[str, Any]) -> Any:

@@ -68,13 +68,21 @@ class Drop:
 
 @dataclass(frozen=True, slots=True)
 class Rooms:
-    """Another node's matchmaker seated the receiver's session in these rooms: from its
-    queue entry of ``since`` (it leaves the queue if that is still its entry), or from a
-    challenge (``since`` None: it leaves the queue)."""
+    """Another node seated the receiver's session in these rooms: from its queue entry
+    of ``since`` (it leaves the queue if that is still its entry), or otherwise (``since``
+    None: a challenge, a tournament; its queue is left as it is)."""
 
     session: str
     rooms: list[str]
     since: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveQueue:
+    """The receiver's session is about to be seated by another node (an accepted
+    challenge): out of its quick-match queue, before the seating's ``matched``."""
+
+    session: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +150,7 @@ NodeMessage = (
     | Forget
     | Drop
     | Rooms
+    | LeaveQueue
     | Requeue
     | Resync
     | Attach
@@ -181,6 +190,8 @@ def encode(msg: NodeMessage) -> dict[str, Any]:
     if type(msg) is Rooms:
         rooms = {"k": "rooms", "s": msg.session, "rooms": msg.rooms}
         return rooms if msg.since is None else {**rooms, "since": msg.since}
+    if type(msg) is LeaveQueue:
+        return {"k": "leave_queue", "s": msg.session}
     if type(msg) is Requeue:
         return {"k": "requeue", "s": msg.session, "q": msg.queue, "r": msg.rating, "d": msg.data}
     if type(msg) is Resync:
@@ -221,6 +232,8 @@ def decode(data: dict[str, Any]) -> NodeMessage:
             return Drop(data["s"])
         if k == "rooms":
             return Rooms(data["s"], data["rooms"], data.get("since"))
+        if k == "leave_queue":
+            return LeaveQueue(data["s"])
         if k == "requeue":
             return Requeue(data["s"], data["q"], data["r"], data["d"])
         if k == "resync":

@@ -70,15 +70,25 @@ def queued(s: Session, queue: str, data: dict[str, Any]) -> bool:
 async def left_queue(arena: Arena, s: Session, since: float | None) -> None:
     """``s`` (this node's) was seated: from its queue entry of ``since``, out of the queue
     if that is still its entry (one queued since stands); from a challenge (``since``
-    None), out of the queue, its entry too."""
-    if since is not None:
-        if s.queued_at == since:
-            s.queue = None
-        return
-    if s.queue is not None:
-        key, s.queue = s.queue, None
-        with contextlib.suppress(PresenceError):
-            await arena.presence.queues.cancel(key, s.id)
+    None, before the seating), out of the queue, its entry too."""
+    async with s.queue_lock:
+        if since is not None:
+            if s.queued_at == since:
+                s.queue = None
+            return
+        if s.queue is not None:
+            key, s.queue = s.queue, None
+            with contextlib.suppress(PresenceError):
+                await arena.presence.queues.cancel(key, s.id)
+
+
+async def requeue(arena: Arena, s: Session, key: str, rating: float, data: dict[str, Any]) -> None:
+    """Put ``s`` (this node's) back in ``key`` with its entry of ``data``, if it is still
+    here and waits there with that entry."""
+    async with s.queue_lock:
+        if still_here(arena, s) and queued(s, key, data):
+            with contextlib.suppress(PresenceError):  # (an outage: it waits in vain, as queued)
+                await arena.presence.queues.add(key, s.id, rating, data)
 
 
 async def put_back(
@@ -92,5 +102,5 @@ async def put_back(
     for entry, s in entries:
         if s.node not in ("", arena.node):
             arena.cluster.send(s.node, nm.Requeue(s.id, key, entry["rating"], entry["data"]))
-        elif still_here(arena, s) and queued(s, key, entry["data"]):
-            await arena.presence.queues.add(key, s.id, entry["rating"], entry["data"])
+        else:
+            await requeue(arena, s, key, entry["rating"], entry["data"])

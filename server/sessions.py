@@ -37,6 +37,9 @@ class Session:
         self.queue: str | None = None
         #: its queue entry's ``since``: a pairing of an older entry leaves a newer one be
         self.queued_at: float | None = None
+        #: held while its queue entry changes (queued, cancelled, put back, left): one at
+        #: a time, so that a cancel never misses a put-back under way
+        self.queue_lock = asyncio.Lock()
         self.expiry: asyncio.TimerHandle | None = None
         #: rooms whose catch-up the resumed connection still waits for (their events wait too)
         self.resuming: set[str] = set()

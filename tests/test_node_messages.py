@@ -66,6 +66,7 @@ messages = st.one_of(
         st.lists(text, max_size=4),
         st.none() | st.floats(allow_nan=False, allow_infinity=False),
     ),
+    st.builds(nm.LeaveQueue, text),
     st.builds(
         nm.Requeue,
         text,
@@ -128,6 +129,7 @@ def test_the_wire_keeps_its_short_keys() -> None:
         "rooms": ["r1"],
         "since": 2.5,
     }
+    assert nm.encode(nm.LeaveQueue("s1")) == {"k": "leave_queue", "s": "s1"}
     assert nm.encode(nm.Requeue("s1", "q", 1500.0, {"since": 2.5})) == {
         "k": "requeue",
         "s": "s1",

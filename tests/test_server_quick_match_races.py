@@ -250,3 +250,60 @@ async def test_accepting_a_challenge_takes_both_out_of_the_quick_match_queue(
     for c, key in zip((ann, bob), keys, strict=True):
         assert node.sessions[c.session].queue is None
         assert await node.presence.queues.waiting(key) == [], key
+
+
+async def test_a_cancel_during_a_put_back_takes_the_entry_out(arena: Any) -> None:
+    """A pair falls through (bob dropped) and ann is put back in the queue; her
+    ``cancel_quick_match`` arrives while that entry is being written. The cancel waits
+    for it (one queue change at a time per session) and takes it out: after the ``ack``
+    ann is in no queue. (Unserialized, the cancel found nothing to take out, was acked,
+    and the put-back's entry landed after it: queued behind her back.)"""
+    node = await arena.start()
+    ann, bob = await arena.client("ann"), await arena.client("bob")
+    popped, go_on = asyncio.Event(), asyncio.Event()
+    adding, added = asyncio.Event(), asyncio.Event()
+    pop, add, of_conn = (
+        node.presence.queues.pop_pair,
+        node.presence.queues.add,
+        node.session_service.of_conn,
+    )
+
+    async def held_pop(*args: Any, **kwargs: Any) -> Any:
+        pair = await pop(*args, **kwargs)
+        if pair is not None:
+            popped.set()
+            await go_on.wait()
+        return pair
+
+    async def held_add(queue: str, sid: str, *rest: Any) -> Any:
+        if popped.is_set() and sid == ann.session:  # (the put-back's)
+            adding.set()
+            await added.wait()
+        return await add(queue, sid, *rest)
+
+    cancelling = asyncio.Event()
+
+    def told_of_conn(conn: Any) -> Any:
+        s = of_conn(conn)
+        if adding.is_set() and s.id == ann.session:
+            cancelling.set()
+        return s
+
+    node.presence.queues.pop_pair = held_pop
+    node.presence.queues.add = held_add
+    node.session_service.of_conn = told_of_conn
+    await ann.quick_match("collapsi", rated=False)
+    key = node.sessions[ann.session].queue
+    await bob.quick_match("collapsi", rated=False)
+    async with asyncio.timeout(10):
+        await popped.wait()
+        bob.abort()
+        await until(lambda: _is(node.sessions[bob.session].conn, None), "bob dropped")
+        go_on.set()
+        await adding.wait()  # ann's put-back under way
+        cancel = asyncio.create_task(ann.cancel_quick_match())
+        await cancelling.wait()  # the server has the cancel
+        added.set()
+        await cancel
+    assert await node.presence.queues.waiting(key) == []
+    assert node.sessions[ann.session].queue is None
