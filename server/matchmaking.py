@@ -159,7 +159,7 @@ class Matchmaker:
         if full:  # joined rooms while queued: out of the queue; the other waits on
             for entry, s in ((a, sa), (b, sb)):
                 if s in full:
-                    await self._out_of_queue(s, entry)
+                    await self._out_of_queue(s, entry["data"]["since"])
                     s.conn.send(  # type: ignore[union-attr]
                         m.Error(
                             code=ErrorCode.TOO_MANY_ROOMS,
@@ -175,17 +175,21 @@ class Matchmaker:
             code = exc.code if isinstance(exc, ProtocolError) else ErrorCode.INTERNAL
             log.exception("matchmaking_failed", code=str(code))
             for entry, s in ((a, sa), (b, sb)):
-                await self._out_of_queue(s, entry)
+                await self._out_of_queue(s, entry["data"]["since"])
                 if s.conn is not None:
                     s.conn.send(
                         m.Error(code=code, message="quick match failed: please queue again")
                     )
 
-    async def _out_of_queue(self, s: Session, entry: dict[str, Any]) -> None:
-        """``s`` is out of the queue ``entry`` was taken from, if that is still its entry
-        (another node's keeps its own)."""
+    async def _out_of_queue(self, s: Session, since: float | None) -> None:
+        """``s`` leaves its queue: if its entry is still the one of ``since``, or (None: a
+        challenge's game) whatever it is. Another node's player by its node: told now
+        for a challenge, before the room's first event, which the bus brings after it;
+        an entry's seating tells it as the session is saved, where nothing else does."""
         if s.node in ("", self.arena.node):
-            await left_queue(self.arena, s, entry["data"]["since"])
+            await left_queue(self.arena, s, since)
+        elif since is None:
+            self.arena.cluster.send(s.node, nm.LeaveQueue(s.id))
 
     async def _session_of(self, entry: dict[str, Any]) -> Session | None:
         """A queue entry's session: this node's, or a stand-in for another node's (queued
@@ -214,8 +218,9 @@ class Matchmaker:
         )
         for s in order:  # first: a logout from now on leaves this room (server.quick_seating)
             s.rooms.add(room.id)
-        if challenge is not None:  # out of their queues before the matched: one game
-            await self._leave_queues(order)
+        if challenge is not None:  # one game: out of their quick-match queues
+            for s in order:
+                await self._out_of_queue(s, None)
         try:
             await room.ask(seat_pair, self.arena, room, order, challenge)
         except (PairGone, ProtocolError) as exc:  # a player left meanwhile: expected
@@ -226,20 +231,11 @@ class Matchmaker:
                 await room.ask(unseat, room)
             await put_back(self.arena, [(a, sa), (b, sb)], key)
             return
-        entries = {e["player"]: e for e in (a, b)}
-        for s in order:  # out of the queue (another node's: by its node, told as it is saved)
-            if key is not None:
-                await self._out_of_queue(s, entries[s.id])
+        since = {e["player"]: e["data"]["since"] for e in (a, b)}
+        for s in order:
+            if key is not None:  # (a challenge's players left their queues before)
+                await self._out_of_queue(s, since[s.id])
             await self.arena.session_service.save(s)
-
-    async def _leave_queues(self, players: list[Session]) -> None:
-        """Take ``players`` out of their quick-match queues (another node's by its node:
-        told before the room's first event, which the bus brings after it)."""
-        for s in players:
-            if s.node in ("", self.arena.node):
-                await left_queue(self.arena, s, None)
-            else:
-                self.arena.cluster.send(s.node, nm.LeaveQueue(s.id))
 
 
 def time_control_of(d: dict[str, Any]) -> Any:
