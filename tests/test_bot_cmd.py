@@ -778,7 +778,36 @@ async def test_sigterm_mid_game_resigns_it(arena):
             ln.startswith(f"playing {matched.room}: collapsi/") and f"vs ann, seat {seat}" in ln
             for ln in lines
         ), lines
-        assert "bot stopper: stopped as asked; 1 game(s) resigned" in lines, lines
+        stop = "bot stopper: stopped as asked; 1 game(s) resigned"
+        assert stop in lines, lines
+        # the game's own result line comes before the stop's
+        (result,) = [i for i, ln in enumerate(lines) if ln.startswith(f"game {matched.room}: ")][1:]
+        assert lines[result].startswith(f"game {matched.room}: loss (resign) "), lines
+        assert result < lines.index(stop), lines
+
+
+@pytest.mark.timeout(120)
+async def test_sigterm_before_every_player_moved_says_aborted(arena):
+    """Stopped before its opponent has moved: the resignation aborts the game (no
+    result: PROTOCOL.md), and the bot says so, not that it resigned it."""
+    await arena.start()
+    args = ("--level", "random", "--quick-match", "collapsi")
+    async with bots(arena_bot(arena.url, "early", *args)) as (bot,):
+        await bot.wait_for("waiting for an opponent")
+        ann = await arena.client("ann")
+        async for matched, ev in quick_match_events(ann):
+            if ev.type == "game_started":
+                await bot.wait_for(f"playing {matched.room}: ")
+                bot.proc.terminate()  # (ann never moves)
+        assert ev.result.reason == "aborted", ev.result
+        code, lines, err = await bot.finish()
+    assert code == 143 and "Traceback" not in err, (code, err)
+    stop = (
+        "bot early: stopped as asked; 0 game(s) resigned, 1 aborted (before every player had moved)"
+    )
+    ended = [i for i, ln in enumerate(lines) if ln.startswith(f"game {matched.room}: no result ")]
+    assert ended and ended[0] < lines.index(stop), lines
+    assert lines[ended[0]].startswith(f"game {matched.room}: no result (aborted) collapsi/"), lines
 
 
 @pytest.mark.timeout(120)

@@ -51,6 +51,16 @@ _FATAL = frozenset(
 _WARM_MAX = 8
 #: messages kept for a room the runner has not met yet (quick match sends a few first)
 _EARLY_MAX = 64
+#: seconds a stopped run waits for the games it resigned to end (a round trip, usually)
+_ENDED_WAIT_S = 2.0
+
+
+def _resigned_text(tasks: list[GameTask]) -> str:
+    """``N game(s) resigned``, and those the server aborted instead (resigned before every
+    player had moved: PROTOCOL.md), apart."""
+    aborted = sum(1 for t in tasks if t.result is not None and t.result.reason == "aborted")
+    text = f"{len(tasks) - aborted} game(s) resigned"
+    return text + (f", {aborted} aborted (before every player had moved)" if aborted else "")
 
 
 def settle_heap() -> None:
@@ -182,8 +192,9 @@ class BotRunner:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await dispatcher
             resigned = await self._resign_games()
+            await self._until_ended(resigned)  # (their result lines before the stop's)
             if stopped:  # (before what a second Ctrl-C or SIGTERM may cut short)
-                self.say(f"bot {self.cfg.name}: stopped as asked; {resigned} game(s) resigned")
+                self.say(f"bot {self.cfg.name}: stopped as asked; {_resigned_text(resigned)}")
             # the name is free again at once; before the engines' slower goodbyes, which
             # a second Ctrl-C or SIGTERM may cut short
             with contextlib.suppress(ArenaError, ConnectionLost, TimeoutError):
@@ -482,17 +493,30 @@ class BotRunner:
             f"vs {vs}, {moves} moves{declined}"
         )
 
-    async def _resign_games(self) -> int:
+    async def _resign_games(self) -> list[GameTask]:
         """Resign what is still going (the run ended: strikes, a fatal error, Ctrl-C);
-        how many were."""
-        resigned = 0
+        the games that were."""
+        resigned = []
         for room, task in list(self.tasks.items()):
             if task.game is not None and not task.game.is_over():
                 with contextlib.suppress(Exception):
                     await self.client.resign(room)
                     self.say(f"game {room}: resigned (the run ended)")
-                    resigned += 1
+                    resigned.append(task)
         return resigned
+
+    async def _until_ended(self, tasks: list[GameTask]) -> None:
+        """Wait (at most :data:`_ENDED_WAIT_S`) until ``tasks`` have ended, their result
+        lines said: the server answers a resignation with the game's end at once."""
+        deadline = asyncio.get_running_loop().time() + _ENDED_WAIT_S
+        while any(t.room in self.tasks for t in tasks):
+            self.changed.clear()
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                return
+            with contextlib.suppress(TimeoutError):  # (3.11's wait_for can swallow a cancel)
+                async with asyncio.timeout(left):
+                    await self.changed.wait()
 
     async def _stop_games(self) -> None:
         """Stop the game tasks and close every engine."""
