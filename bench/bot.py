@@ -30,7 +30,10 @@ runner's time, that time less what other programs held its CPU meanwhile: the wa
 the runner could not have shortened. The games under way (started, not over) are counted
 at every move; "steady" moves are those made once every game had started, with half of
 them or more under way. Prints tables; ``--json PATH`` writes the figures.
-``--runner-root DIR`` measures the runner of another checkout (a git worktree of an
+``--event-loop uvloop`` runs the measured runner on uvloop rather than asyncio's own loop
+(arena bot's), to compare the two: uvloop reads its socket in C, so the bench pauses
+that reading and reads a duplicate of the socket itself, stamped, from a reader of
+uvloop's. ``--runner-root DIR`` measures the runner of another checkout (a git worktree of an
 older commit) against this one's server and opponent, so that two versions are compared
 in one session:
 
@@ -155,9 +158,10 @@ class Stopwatch:
         """Stamp each data frame with the kernel's receive time of the bytes that complete
         it (SO_TIMESTAMPNS: on loopback, about when the server wrote them) and with the
         time the runner's loop read them; stamp each write of the runner's frames."""
-        from websockets.frames import DATA_OPCODES
-
         transport = ws.transport
+        if not hasattr(transport, "_sock"):  # (uvloop's)
+            self._wrap_uv(ws)
+            return
         sock = transport._sock  # (asyncio's selector transport: its read, with a stamp)
         sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
         protocol = transport._protocol
@@ -177,15 +181,25 @@ class Stopwatch:
             if not data:
                 transport._read_ready__on_eof()
                 return
-            self.read_at = time.perf_counter()
-            self.kernel_at = self.read_at
-            for level, kind, raw in ancillary:
-                if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
-                    sec, ns = struct.unpack("qq", raw[:16])
-                    self.kernel_at = sec + ns / 1e9 - offset
+            self._stamp(ancillary, offset)
             protocol.data_received(data)
 
         transport._read_ready_cb = read_ready
+        self._stamp_frames_and_writes(ws)
+
+    def _stamp(self, ancillary: list[tuple[int, int, bytes]], offset: float) -> None:
+        """Bytes read now: the kernel's receive stamp of them (``offset`` converts)."""
+        self.read_at = self.kernel_at = time.perf_counter()
+        for level, kind, raw in ancillary:
+            if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
+                sec, ns = struct.unpack("qq", raw[:16])
+                self.kernel_at = sec + ns / 1e9 - offset
+
+    def _stamp_frames_and_writes(self, ws: Any) -> None:
+        """Stamp each data frame parsed, and each write of the runner's frames."""
+        from websockets.frames import DATA_OPCODES
+
+        transport = ws.transport
         process = ws.process_event
 
         def process_event(event: Any) -> None:
@@ -205,6 +219,55 @@ class Stopwatch:
             self.write_back = time.perf_counter()
 
         transport.write = stamped_write
+
+    def _wrap_uv(self, ws: Any) -> None:
+        """uvloop's transport reads in C, without the kernel's stamps: its reading is
+        paused, and a duplicate of its socket is read here (recvmsg, stamped) from a
+        reader of uvloop's own (``add_reader``), its bytes handed to the protocol."""
+        transport = ws.transport
+        fd = os.dup(transport.get_extra_info("socket").fileno())
+        sock = socket.socket(fileno=fd)
+        sock.setblocking(False)
+        sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        transport.pause_reading()
+        loop = asyncio.get_running_loop()
+        space = socket.CMSG_SPACE(16)
+        offset = realtime_offset()
+        self._uv_sock = sock  # (kept: its collection would close the duplicate)
+
+        def read_ready() -> None:
+            try:
+                data, ancillary, _, _ = sock.recvmsg(2**16, space)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:
+                loop.remove_reader(fd)
+                ws.connection_lost(exc)
+                return
+            if not data:
+                loop.remove_reader(fd)
+                ws.eof_received()
+                transport.close()
+                return
+            self._stamp(ancillary, offset)
+            ws.data_received(data)
+
+        loop.add_reader(fd, read_ready)
+
+        class Transport:  # (uvloop's, whose attributes cannot be set: its write stamped)
+            write = transport.write
+
+            def __getattr__(_, name: str) -> Any:
+                return getattr(transport, name)
+
+            def pause_reading(_) -> None:  # (websockets' flow control: this reader's)
+                loop.remove_reader(fd)
+
+            def resume_reading(_) -> None:
+                loop.add_reader(fd, read_ready)
+
+        ws.transport = Transport()
+        self._stamp_frames_and_writes(ws)
 
     def frame(self, msg: Any, me: str | None) -> None:
         """A frame decoded (in order: its stamps are the oldest left)."""
@@ -654,6 +717,7 @@ async def bench(
     peak_at = next((t for t, n in watch.ramp if n == max(under_way, default=0)), first)
     return {
         "runner_root": str(Path(clients.client.__file__).resolve().parent.parent),
+        "event_loop": type(asyncio.get_running_loop()).__module__.split(".")[0],
         "others_nice": others_nice,
         "pinned": None if split is None else [sorted(split[0]), sorted(split[1])],
         "engine": engine_kind,
@@ -794,11 +858,22 @@ def main() -> int:
         "comes after Python read and split the line, counted as the runner's)",
     )
     parser.add_argument("-v", action="store_true", help="show the runner's output")
+    parser.add_argument(
+        "--event-loop",
+        choices=["asyncio", "uvloop"],
+        default="asyncio",
+        help="the measured runner's loop: asyncio's own (arena bot's) or uvloop (to compare)",
+    )
     args = parser.parse_args()
     if args.trace and (not args.pin or (why := CpuTrace.usable()) is not None):
         parser.error(f"--trace: {why if args.pin else 'only with --pin'}")
     Tee.verbose = args.v
-    r = asyncio.run(  # as arena bot
+    run = asyncio.run  # as arena bot
+    if args.event_loop == "uvloop":
+        import uvloop
+
+        run = uvloop.run
+    r = run(
         bench(
             args.games,
             args.concurrency,
@@ -816,7 +891,10 @@ def main() -> int:
     if r["pinned"] is not None:
         own, others = r["pinned"]
         where = f"CPU {own} (the server and the opponent on {others})"
-    print(f"The runner measured: {r['runner_root']}; its engine: {r['engine']}; on {where}")
+    print(
+        f"The runner measured: {r['runner_root']}; its engine: {r['engine']}; its loop: "
+        f"{r['event_loop']}; on {where}"
+    )
     print()
     print(
         "| games | under way: peak | s to peak | median | moves | wall s | "

@@ -7,6 +7,7 @@ Only that it runs and measures what it says; the runner's time is never asserted
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 from pathlib import Path
@@ -20,12 +21,25 @@ NEEDS_CC = pytest.mark.skipif(
     shutil.which("cc") is None, reason="no C compiler (cc) to build bench/instant_engine.c"
 )
 
+#: uvloop (a dependency where CPython runs on Linux or macOS: pyproject.toml)
+NEEDS_UVLOOP = pytest.mark.skipif(
+    importlib.util.find_spec("uvloop") is None, reason="uvloop is not installed"
+)
 
-@pytest.mark.parametrize("engine", [pytest.param("c", marks=NEEDS_CC), "python"])
-def test_bench_bot_tiny_run(tmp_path: Path, engine: str) -> None:
+
+@pytest.mark.parametrize(
+    ("engine", "loop"),
+    [
+        pytest.param("c", "asyncio", marks=NEEDS_CC),
+        ("python", "asyncio"),
+        pytest.param("python", "uvloop", marks=NEEDS_UVLOOP),
+    ],
+)
+def test_bench_bot_tiny_run(tmp_path: Path, engine: str, loop: str) -> None:
     stdout, res = run_bench(
         "bot.py",
         "--engine", engine,
+        "--event-loop", loop,
         "--games", "3",
         "--concurrency", "3",
         "--opponent-ms", "1000",
@@ -48,7 +62,7 @@ def test_bench_bot_tiny_run(tmp_path: Path, engine: str) -> None:
     # it (one clock for both, within its conversion's microseconds), each part in order
     assert res["parts_moves"] >= 1, res
     assert res["socket_wait_p50_ms"] > -0.05 and res["to_engine_p50_ms"] > 0, res
-    assert res["engine"] == engine, res
+    assert res["engine"] == engine and res["event_loop"] == loop, res
 
 
 @NEEDS_CC
