@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -28,7 +27,8 @@ from clients.bot.brains import Brain, StruckOut
 from clients.bot.challenges import ChallengeDesk, ChallengesDeclined
 from clients.bot.config import BotConfig
 from clients.bot.game_task import GameTask
-from clients.bot.logs import FileLog, GameLog, flush_all
+from clients.bot.logs import FileLog, flush_all
+from clients.bot.spares import Spares, settle_heap
 from clients.client import ArenaError, Client, ConnectionLost, UnknownSessionError
 from clients.engines.process import EngineNotFound, EngineProcessError
 from engine.base import EngineError, new_game
@@ -47,8 +47,6 @@ _FATAL = frozenset(
         "unknown_tournament",
     }
 )
-#: brains started ahead of their games at most
-_WARM_MAX = 8
 #: messages kept for a room the runner has not met yet (quick match sends a few first)
 _EARLY_MAX = 64
 #: seconds a stopped run waits for the games it resigned to end (a round trip, usually)
@@ -61,18 +59,6 @@ def _resigned_text(tasks: list[GameTask]) -> str:
     aborted = sum(1 for t in tasks if t.result is not None and t.result.reason == "aborted")
     text = f"{len(tasks) - aborted} game(s) resigned"
     return text + (f", {aborted} aborted (before every player had moved)" if aborted else "")
-
-
-def settle_heap() -> None:
-    """Collect once after start-up and hide what survives from the collector: the
-    modules, the protocol's models and the connection live as long as the run, and a
-    full collection scanning them all was the runner's slowest pause inside a move.
-    A move allocates many short-lived containers (frames, models, engine lines): the
-    young generation is collected every 10,000 allocations rather than 700, as
-    ``arena serve`` does (server/cli.py)."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(10_000, 10, 10)
 
 
 def _begun_unheard(msg: Any) -> bool:
@@ -115,12 +101,7 @@ class BotRunner:
         self._online = asyncio.Event()
         self._drops = 0
         self._players: set[asyncio.Task[None]] = set()
-        #: brains started before their games (an engine's start-up costs no clock time);
-        #: several start at once when several games may begin
-        self._spares: list[tuple[Brain, GameLog]] = []
-        self._starting = 0
-        self._spare_ready = asyncio.Event()
-        self._warmed = False  # the first warm() starts one per game at once
+        self.spares = Spares(self)  # brains started before their games
         #: --tournament: entered on this connection (its drop count); the event is over
         self._entered = -1
         self.tournament_over = False
@@ -248,51 +229,8 @@ class BotRunner:
         return specs[self.started % len(specs)]
 
     async def warm(self) -> None:
-        """Have a started brain ready for the next game: start as many at once as games
-        may still begin (at most :data:`_WARM_MAX`), and wait until one is up.
-
-        The first time, before any game: one for every game that may be played at once,
-        and wait until all are up. Starting a process is the runner's costliest step (the
-        fork holds the interpreter; the new process takes a core for tens of ms), and
-        during games it delays every other game's moves (bench/README.md, "Bot runner")."""
-        first = not self._warmed
-        room = self.cfg.concurrency - len(self.tasks)
-        if not first:
-            room = min(_WARM_MAX, room)
-        if self.cfg.games:
-            room = min(room, self.cfg.games - self.started)
-        for _ in range(room - len(self._spares) - self._starting):
-            self._start_spare()
-        self._warmed = True
-        while (not self._spares or (first and self._starting)) and self.fatal is None:
-            if not self._spares and not self._starting:  # (a start failed: a strike)
-                self._start_spare()
-            self._spare_ready.clear()
-            await self._spare_ready.wait()
-        if first:
-            settle_heap()  # (the engines' transports and streams live as long as they do)
-
-    def _start_spare(self) -> None:
-        self._starting += 1
-        self.spawn(self._warm_one())
-
-    async def _warm_one(self) -> None:
-        log = GameLog()
-        brain = self.make_brain(self.strike, log)
-        try:
-            await brain.start()
-            self._spares.append((brain, log))
-        except EngineNotFound as exc:
-            self.fatal = exc
-        except EngineProcessError as exc:
-            try:
-                self.strike(f"failed to start: {exc}")
-            except StruckOut as out:
-                self.fatal = out
-        finally:
-            self._starting -= 1
-            self._spare_ready.set()
-            self.changed.set()
+        """Have a started brain ready for the next game (:meth:`Spares.warm`)."""
+        await self.spares.warm()
 
     async def _feed_games(self) -> None:
         """Keep as many games going as allowed: queue for quick match, open rooms, join."""
@@ -407,16 +345,13 @@ class BotRunner:
         if room in self.tasks:
             return
         log = self.game_log(room)
-        ready = bool(self._spares)
-        if self._spares:
-            brain, sink = self._spares.pop()
-            sink.attach(log)
-        else:  # a challenge accepted before the feeder had warmed one
-            brain = self.make_brain(self.strike, log)
+        spare = self.spares.take(log)
+        # (none: a challenge accepted before the feeder had warmed one)
+        brain = spare if spare is not None else self.make_brain(self.strike, log)
         task = GameTask(
             lambda: self.client, room, brain, log, self.cfg.margin_ms, self._online, self.say
         )
-        task.brain_ready = ready
+        task.brain_ready = spare is not None
         self.tasks[room] = task
         self.started += 1
         if state is not None:
@@ -444,7 +379,7 @@ class BotRunner:
                 self.fatal = out
             await task.send_move("resign")
         finally:
-            if not self._keep_for_next(task, result):
+            if not self.spares.keep(task, result):
                 with contextlib.suppress(EngineProcessError):
                     await task.brain.close()
             with contextlib.suppress(ArenaError, ConnectionLost, TimeoutError):
@@ -457,22 +392,6 @@ class BotRunner:
             self.finished += 1
             self.changed.set()
         self.say(self._summary(task, result))
-
-    def _keep_for_next(self, task: GameTask, result: m.GameResult | None) -> bool:
-        """A finished game's brain (its engine process) kept for a game still to come
-        that has none yet: a start-up during the other games saved. Only after a game
-        that ended with a result, and while the engine still runs."""
-        if result is None or self.fatal is not None:
-            return False
-        ahead = len(self._spares) + self._starting
-        if self.cfg.games and self.started + ahead >= self.cfg.games:
-            return False  # (every game to come has its engine)
-        log = GameLog()
-        if not task.brain.for_next_game(log):
-            return False
-        self._spares.append((task.brain, log))
-        self._spare_ready.set()
-        return True
 
     def _summary(self, task: GameTask, result: m.GameResult | None) -> str:
         vs = ", ".join(task.opponents) or "?"
@@ -526,7 +445,7 @@ class BotRunner:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await player
         brains = [t.brain for t in self.tasks.values()]
-        brains += [b for b, _ in self._spares]
+        brains += [b for b, _ in self.spares.ready]
         for brain in brains:
             with contextlib.suppress(Exception):
                 await brain.close()
