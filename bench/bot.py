@@ -27,19 +27,22 @@ here); ``--pin`` puts them on other CPUs than the measured runner and its engine
 (taskset), which is nearer to that; ``--trace`` (with ``--pin``, as root) records the
 kernel's switches on the runner's CPU (bench/cpu_trace.py) and gives, beside the
 runner's time, that time less what other programs held its CPU meanwhile: the waits
-the runner could not have shortened. The games under way (started, not over) are counted
-at every move; "steady" moves are those made once every game had started, with half of
-them or more under way. Prints tables; ``--json PATH`` writes the figures.
-``--event-loop uvloop`` runs the measured runner on uvloop rather than asyncio's own loop
-(arena bot's), to compare the two: uvloop reads its socket in C, so the bench pauses
-that reading and reads a duplicate of the socket itself, stamped, from a reader of
-uvloop's. ``--runner-root DIR`` measures the runner of another checkout (a git worktree of an
-older commit) against this one's server and opponent, so that two versions are compared
-in one session:
+the runner could not have shortened; ``--shield`` (with ``--pin``, as root) moves every
+other task that may run elsewhere (this VM's agent among them) off the runner's CPU
+for the run (bench/cpu_shield.py), as on a host of the runner's own. The games under
+way (started, not over) are counted at every move; "steady" moves are those made once
+every game had started, with half of them or more under way. Prints tables; ``--json
+PATH`` writes the figures. ``--event-loop uvloop`` runs the measured runner on uvloop
+rather than asyncio's own loop (arena bot's), to compare the two: uvloop reads its
+socket in C, so the bench pauses that reading and reads a duplicate of the socket
+itself, stamped, from a reader of uvloop's. ``--runner-root DIR`` measures the runner
+of another checkout (a git worktree of an older commit) against this one's server and
+opponent, so that two versions are compared in one session:
 
     .venv/bin/python bench/bot.py --games 100 --concurrency 100
     .venv/bin/python bench/bot.py --games 100 --concurrency 100 --runner-root /tmp/base
     .venv/bin/python bench/bot.py --games 100 --concurrency 100 --pin --trace
+    .venv/bin/python bench/bot.py --games 100 --concurrency 100 --pin --shield
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import atexit
+import contextlib
 import gc
 import io
 import itertools
@@ -66,7 +70,8 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from cpu_trace import CpuTrace  # (bench/, beside this script)
+from cpu_shield import shield  # (bench/, beside this script)
+from cpu_trace import CpuTrace
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -831,6 +836,13 @@ def main() -> int:
         "machine, so that only the runner's own work is measured (needs 2 CPUs or more)",
     )
     parser.add_argument(
+        "--shield",
+        action="store_true",
+        help="with --pin: move every other task that may run elsewhere (the machine's "
+        "agent, unbound kernel threads...) off the runner's CPU for the run, and back "
+        "after (bench/cpu_shield.py; root): as on a host of the runner's own",
+    )
+    parser.add_argument(
         "--trace",
         action="store_true",
         help="with --pin: record who else ran on the runner's CPU (ftrace; root) and "
@@ -867,30 +879,38 @@ def main() -> int:
     args = parser.parse_args()
     if args.trace and (not args.pin or (why := CpuTrace.usable()) is not None):
         parser.error(f"--trace: {why if args.pin else 'only with --pin'}")
+    if args.shield and (not args.pin or os.geteuid() != 0):
+        parser.error(f"--shield: {'run as root' if args.pin else 'only with --pin'}")
     Tee.verbose = args.v
     run = asyncio.run  # as arena bot
     if args.event_loop == "uvloop":
         import uvloop
 
         run = uvloop.run
-    r = run(
-        bench(
-            args.games,
-            args.concurrency,
-            args.opponent_ms,
-            args.runner_root.resolve(),
-            args.others_nice,
-            measured_engine(args.engine),
-            args.engine,
-            args.pin,
-            args.trace,
-            args.trace_raw,
+    with contextlib.ExitStack() as stack:
+        split = cpu_split(args.pin)
+        moved = stack.enter_context(shield(split[0])) if args.shield and split else {}
+        r = run(
+            bench(
+                args.games,
+                args.concurrency,
+                args.opponent_ms,
+                args.runner_root.resolve(),
+                args.others_nice,
+                measured_engine(args.engine),
+                args.engine,
+                args.pin,
+                args.trace,
+                args.trace_raw,
+            )
         )
-    )
+    r["shielded_tasks"] = len(moved) if args.shield else None
     where = "the same CPUs as the others"
     if r["pinned"] is not None:
         own, others = r["pinned"]
         where = f"CPU {own} (the server and the opponent on {others})"
+        if r["shielded_tasks"] is not None:
+            where += f"; {r['shielded_tasks']} other tasks moved off it for the run"
     print(
         f"The runner measured: {r['runner_root']}; its engine: {r['engine']}; its loop: "
         f"{r['event_loop']}; on {where}"
