@@ -771,7 +771,7 @@ async def test_sigterm_mid_game_resigns_it(arena):
         assert ev.result.reason == "resign" and ev.result.winner == matched.seat, ev.result
         code, lines, err = await bot.finish()
         assert code == 143 and "Traceback" not in err, (code, err)
-        assert f"game {matched.room}: resigned (the run ended)" in lines, lines
+        assert f"game {matched.room}: resigning (the run ended)" in lines, lines
         # a line as the game started, and one as the run stopped
         seat = 1 - matched.seat
         assert any(

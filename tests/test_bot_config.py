@@ -140,3 +140,12 @@ def test_the_sdk_examples_help_is_its_own() -> None:
     wrong = _run(example, "--name", "b", "--level", "random")
     assert wrong.returncode == 2
     assert "sdk_bot.py: error: unrecognized arguments: --level random" in wrong.stderr
+
+
+def test_help_says_how_a_run_stops() -> None:
+    """``arena bot --help`` says what Ctrl-C and SIGTERM do, and the exit statuses."""
+    helped = _arena_bot("--help")
+    assert helped.returncode == 0, helped
+    text = " ".join(helped.stdout.split())
+    assert "Ctrl-C or SIGTERM resigns the games under way" in text, text
+    assert "(status 130 or 143)" in text and "(exit status 1;" in text, text

@@ -420,7 +420,7 @@ class BotRunner:
             if task.game is not None and not task.game.is_over():
                 with contextlib.suppress(Exception):
                     await self.client.resign(room)
-                    self.say(f"game {room}: resigned (the run ended)")
+                    self.say(f"game {room}: resigning (the run ended)")
                     resigned.append(task)
         return resigned
 

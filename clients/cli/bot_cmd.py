@@ -13,7 +13,9 @@ clocks (``--margin-ms`` is kept back for the network), resumes after a dropped
 connection, restarts an engine that crashed, and stops an engine after
 ``--max-strikes`` misbehaviours (exit status 1; so does a ``--challenge`` run with
 nothing left to ask). One line per game on standard output; ``--log-dir`` keeps a log
-per game (every engine line included).
+per game (every engine line included). Ctrl-C or SIGTERM resigns the games under way
+(one its opponent has not moved in yet is aborted instead), gives their results, logs
+out and exits (status 130 or 143).
 """
 
 from __future__ import annotations
