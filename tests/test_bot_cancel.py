@@ -47,3 +47,44 @@ async def test_a_run_cancelled_as_it_logs_in_frees_its_name(arena):
                 break
             except NameTakenError:
                 await asyncio.sleep(0.1)
+
+
+@pytest.mark.timeout(60)
+async def test_a_second_cancel_while_waiting_for_results_goes_on_with_the_stop(arena):
+    """Stopped mid-game, the run waits (at most 2 s) for the games it resigned to end; a
+    second Ctrl-C or SIGTERM then cuts that wait short, and the rest of the stop (the
+    stop line, the logout that frees the name at once) still happens. The game's end is
+    held back here, so the wait would otherwise last its 2 s."""
+    await arena.start()
+
+    class Held(Client):
+        def _receive(self, msg: Any) -> None:
+            if msg.type != "game_over":  # (never told: its task waits)
+                super()._receive(msg)
+
+    out = io.StringIO()
+    cfg = BotConfig(url=arena.url, name="twice", level="random", quick_match=["collapsi"])
+    runner = BotRunner(cfg.check(), lambda strike, log: LevelBrain("random", 1), out)
+    runner.client = Held(arena.url, keep_events=False, patient=True)
+    run = asyncio.create_task(runner.run())
+    ann = await arena.client("ann")
+    await ann.quick_match("collapsi", rated=False)
+    matched = await ann.next(type="matched", timeout=20)
+
+    async def said(text: str) -> None:
+        async with asyncio.timeout(20):
+            while text not in out.getvalue():
+                await asyncio.sleep(0.01)
+
+    await said(f"playing {matched.room}: ")
+    run.cancel()
+    await said(f"game {matched.room}: resigning (the run ended)")
+    run.cancel()  # (the second, during the wait)
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    assert loop.time() - began < 1.5, out.getvalue()  # (not the wait's 2 s)
+    assert "bot twice: stopped as asked; 1 game(s) resigned" in out.getvalue()
+    again = await arena.client()
+    assert (await again.login("twice", bot=True)).name == "twice"  # (logged out: free)

@@ -433,9 +433,13 @@ class BotRunner:
             left = deadline - asyncio.get_running_loop().time()
             if left <= 0:
                 return
-            with contextlib.suppress(TimeoutError):  # (3.11's wait_for can swallow a cancel)
+            try:  # (asyncio.timeout: 3.11's wait_for can swallow a cancel)
                 async with asyncio.timeout(left):
                     await self.changed.wait()
+            except TimeoutError:
+                return
+            except asyncio.CancelledError:  # a second Ctrl-C or SIGTERM: on with the stop
+                return
 
     async def _stop_games(self) -> None:
         """Stop the game tasks and close every engine."""

@@ -14,8 +14,8 @@ connection, restarts an engine that crashed, and stops an engine after
 ``--max-strikes`` misbehaviours (exit status 1; so does a ``--challenge`` run with
 nothing left to ask). One line per game on standard output; ``--log-dir`` keeps a log
 per game (every engine line included). Ctrl-C or SIGTERM resigns the games under way
-(one its opponent has not moved in yet is aborted instead), gives their results, logs
-out and exits (status 130 or 143).
+(one in which not every player has moved yet is aborted instead), gives their results,
+logs out and exits (status 130 or 143).
 """
 
 from __future__ import annotations
@@ -209,9 +209,9 @@ def run(args: argparse.Namespace, bot: Bot | None = None) -> int:
 
     runner = BotRunner(cfg, make_brain, sys.stdout)
     try:
-        # asyncio's own loop, not uvloop (arena serve's): uvloop starts a process about
-        # ten times slower (40 ms against 4, bench/README.md) and blocks the loop meanwhile,
-        # and the runner starts an engine process for every game
+        # asyncio's own loop, not uvloop (arena serve's): measured about 5% cheaper per
+        # move (bench/README.md, session 16), not enough to bring a second loop's ways
+        # (libuv's pipes and signals) into the runner
         return asyncio.run(_until_stopped(runner))
     except OSError as exc:
         raise CliError(f"cannot reach {cfg.url}: {exc}") from None
