@@ -34,12 +34,13 @@ def settle_heap() -> None:
     """Collect once after start-up and hide what survives from the collector: the
     modules, the protocol's models and the connection live as long as the run, and a
     full collection scanning them all was the runner's slowest pause inside a move.
-    A move allocates many short-lived containers (frames, models, engine lines): the
-    young generation is collected every 10,000 allocations rather than 700, as
-    ``arena serve`` does (server/cli.py)."""
+    The young generation is collected every 2,000 net allocations rather than 700, so
+    that a move's own short-lived containers (frames, models, engine lines) never set it
+    off, yet few enough that one collection of what the games keep takes under 1 ms
+    (10,000 took 1.5-2.8 ms, inside a move: bench/README.md, session 16)."""
     gc.collect()
     gc.freeze()
-    gc.set_threshold(10_000, 10, 10)
+    gc.set_threshold(2_000, 10, 10)
 
 
 class Spares:
