@@ -238,20 +238,22 @@ class Stopwatch:
         loop = asyncio.get_running_loop()
         space = socket.CMSG_SPACE(16)
         offset = realtime_offset()
-        self._uv_sock = sock  # (kept: its collection would close the duplicate)
+
+        def done() -> None:  # (the duplicate closed with the connection)
+            loop.remove_reader(fd)
+            sock.close()
 
         def read_ready() -> None:
             try:
                 data, ancillary, _, _ = sock.recvmsg(2**16, space)
             except (BlockingIOError, InterruptedError):
                 return
-            except OSError as exc:
-                loop.remove_reader(fd)
-                ws.connection_lost(exc)
+            except OSError:
+                done()
+                transport.abort()  # (uvloop's transport tells the protocol)
                 return
             if not data:
-                loop.remove_reader(fd)
-                ws.eof_received()
+                done()
                 transport.close()
                 return
             self._stamp(ancillary, offset)
@@ -265,13 +267,20 @@ class Stopwatch:
             def __getattr__(_, name: str) -> Any:
                 return getattr(transport, name)
 
-            def pause_reading(_) -> None:  # (websockets' flow control: this reader's)
-                loop.remove_reader(fd)
+            def close(_) -> None:
+                if sock.fileno() >= 0:
+                    done()
+                transport.close()
 
-            def resume_reading(_) -> None:
-                loop.add_reader(fd, read_ready)
+            def abort(_) -> None:
+                if sock.fileno() >= 0:
+                    done()
+                transport.abort()
 
         ws.transport = Transport()
+        # websockets' flow control (its queue of messages): this reader's, not uvloop's
+        ws.recv_messages.pause = lambda: loop.remove_reader(fd)
+        ws.recv_messages.resume = lambda: loop.add_reader(fd, read_ready)
         self._stamp_frames_and_writes(ws)
 
     def frame(self, msg: Any, me: str | None) -> None:
