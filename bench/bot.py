@@ -239,9 +239,10 @@ class Stopwatch:
         space = socket.CMSG_SPACE(16)
         offset = realtime_offset()
 
-        def done() -> None:  # (the duplicate closed with the connection)
-            loop.remove_reader(fd)
-            sock.close()
+        def done() -> None:  # (the duplicate closed with the connection, once)
+            if sock.fileno() >= 0:
+                loop.remove_reader(fd)
+                sock.close()
 
         def read_ready() -> None:
             try:
@@ -268,13 +269,11 @@ class Stopwatch:
                 return getattr(transport, name)
 
             def close(_) -> None:
-                if sock.fileno() >= 0:
-                    done()
+                done()
                 transport.close()
 
             def abort(_) -> None:
-                if sock.fileno() >= 0:
-                    done()
+                done()
                 transport.abort()
 
         ws.transport = Transport()
@@ -580,6 +579,7 @@ async def bench(
     from clients.bot.brains import EngineBrain
     from clients.bot.config import BotConfig
     from clients.bot.runner import BotRunner
+    from server.eventloop import loop_name
 
     watch = Stopwatch()
     real_connect = clients.client.connect
@@ -731,7 +731,7 @@ async def bench(
     peak_at = next((t for t, n in watch.ramp if n == max(under_way, default=0)), first)
     return {
         "runner_root": str(Path(clients.client.__file__).resolve().parent.parent),
-        "event_loop": type(asyncio.get_running_loop()).__module__.split(".")[0],
+        "event_loop": loop_name(),
         "others_nice": others_nice,
         "pinned": None if split is None else [sorted(split[0]), sorted(split[1])],
         "engine": engine_kind,

@@ -262,7 +262,7 @@ class ChallengeDesk:
             if why is None and r.room_for_more():
                 r.accepting += 1  # (counted as a game until it is seated: none begins
                 try:  # meanwhile, from quick match or another challenge)
-                    await r.warm()  # the game starts at once: its engine must be up
+                    await r.spares.warm()  # the game starts at once: its engine must be up
                     await r.leave_queue()
                     if r.room_for_more(held=1):  # (not paired meanwhile)
                         why = await self._accept(ch, what)

@@ -147,7 +147,7 @@ class BotRunner:
         self.client.listener = self._route  # (before connecting: nothing is missed)
         # the engines start first: one that cannot run as asked (not found, an option it
         # does not take) stops the run before the bot is seen online
-        await self.warm()
+        await self.spares.warm()
         if self.fatal is not None:
             await self._stop_games()
             self.say(f"stopped: {self.fatal}")
@@ -228,10 +228,6 @@ class BotRunner:
         """The spec of :meth:`next_spec`, as given."""
         return specs[self.started % len(specs)]
 
-    async def warm(self) -> None:
-        """Have a started brain ready for the next game (:meth:`Spares.warm`)."""
-        await self.spares.warm()
-
     async def _feed_games(self) -> None:
         """Keep as many games going as allowed: queue for quick match, open rooms, join."""
         while not self._done():
@@ -242,7 +238,7 @@ class BotRunner:
             poll = False
             if self.room_for_more() and self._online.is_set():
                 try:
-                    await self.warm()
+                    await self.spares.warm()
                     if self.fatal is not None:
                         return
                     if self.cfg.tournament:
@@ -427,19 +423,12 @@ class BotRunner:
     async def _until_ended(self, tasks: list[GameTask]) -> None:
         """Wait (at most :data:`_ENDED_WAIT_S`) until ``tasks`` have ended, their result
         lines said: the server answers a resignation with the game's end at once."""
-        deadline = asyncio.get_running_loop().time() + _ENDED_WAIT_S
-        while any(t.room in self.tasks for t in tasks):
-            self.changed.clear()
-            left = deadline - asyncio.get_running_loop().time()
-            if left <= 0:
-                return
-            try:  # (asyncio.timeout: 3.11's wait_for can swallow a cancel)
-                async with asyncio.timeout(left):
+        # (a cancel here is a second Ctrl-C or SIGTERM: the stop goes on without the wait)
+        with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+            async with asyncio.timeout(_ENDED_WAIT_S):
+                while any(t.room in self.tasks for t in tasks):
+                    self.changed.clear()
                     await self.changed.wait()
-            except TimeoutError:
-                return
-            except asyncio.CancelledError:  # a second Ctrl-C or SIGTERM: on with the stop
-                return
 
     async def _stop_games(self) -> None:
         """Stop the game tasks and close every engine."""
